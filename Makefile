@@ -1,0 +1,44 @@
+# unmapped_cache: developer entry points.  See README.md.
+#
+#   make run          build, boot, run the workloads, print the comparison
+#   make check        all tests (host and guest); ends with "N passed, N failed"
+#   make kernel       prepare the tree and build bzImage (incremental)
+#   make -s kernel-path   print the path of bzImage (building it if needed)
+#   make deps         install the Debian packages that are missing
+#   make tree         only prepare the patched source tree
+#   make initramfs    only build the guest programs and initramfs
+#   make kunit        build and run only the KUnit suites in QEMU
+#
+# UC_CACHE (default ~/.cache/unmapped_cache) holds the unpacked source, the
+# build, ccache and guest files; set it to put them elsewhere.
+
+UC_CACHE ?= $(HOME)/.cache/unmapped_cache
+export UC_CACHE
+
+.PHONY: all run check deps tree kernel kernel-path initramfs kunit
+all: check
+
+run:
+	@devtools/run.sh
+
+check:
+	@devtools/check.sh
+
+deps:
+	@devtools/deps.sh
+
+tree: deps
+	@devtools/prepare-tree.sh
+
+kernel: deps
+	@devtools/build-kernel.sh
+
+kernel-path:
+	@devtools/deps.sh >&2 && devtools/build-kernel.sh >&2 && \
+		echo "$(UC_CACHE)/build/arch/x86/boot/bzImage"
+
+initramfs: deps
+	@devtools/mkinitramfs.sh
+
+kunit: kernel initramfs
+	@devtools/qemu-run.sh kunit; devtools/ktap.py "$(UC_CACHE)/guest/logs/kunit.log"

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 hooks for the unmapped cache (mm/unmapped_cache/).
+ *
+ * A block is 2 MiB and naturally aligned, so in the direct map it is covered
+ * either by exactly one PMD-level leaf or by part of one PUD-level (1 GiB)
+ * leaf.  set_memory_np() over the whole 2 MiB range keeps the large entry:
+ * should_split_large_page() sees that the request covers all of the PMD and
+ * rewrites it in place as not present.  Only when the block sits inside a
+ * 1 GiB leaf does CPA split that leaf into 512 PMDs first (a level-3 split,
+ * at most one per GiB, which never needs undoing for the next block in the
+ * same GiB).  set_memory_p() over the same range sets the present bit again
+ * on the same PMD; it has nothing to split, so it allocates nothing and
+ * cannot fail unless somebody changed permissions on part of the
+ * not-present block, which is what the cache must never let happen.
+ *
+ * CPA flushes the TLB of every CPU once per call (flush_tlb_all(), since
+ * 512 pages exceed tlb_single_page_flush_ceiling): one flush to take a block
+ * out, one to put it back.
+ */
+
+#include <linux/fault-inject.h>
+#include <linux/mm.h>
+#include <linux/set_memory.h>
+#include <linux/unmapped_cache.h>
+
+#include <asm/pgtable.h>
+
+int arch_unmapped_cache_unmap_block(struct page *page)
+{
+	unsigned long addr = (unsigned long)page_address(page);
+
+	if (WARN_ON_ONCE(!IS_ALIGNED(addr, UNMAPPED_CACHE_BLOCK_SIZE)))
+		return -EINVAL;
+
+	if (unmapped_cache_should_fail_direct_map())
+		return -ENOMEM;
+
+	return set_memory_np(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+int arch_unmapped_cache_restore_block(struct page *page)
+{
+	unsigned long addr = (unsigned long)page_address(page);
+
+	if (WARN_ON_ONCE(!IS_ALIGNED(addr, UNMAPPED_CACHE_BLOCK_SIZE)))
+		return -EINVAL;
+
+	return set_memory_p(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+void arch_unmapped_cache_direct_map_entry(unsigned long addr,
+					  unsigned long *size, bool *present)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	*size = 0;
+	*present = false;
+	if (!pte)
+		return;
+
+	*size = page_level_size(level);
+	/*
+	 * For a large entry lookup_address() returns the PMD or PUD itself;
+	 * its present bit sits where a PTE's does.
+	 */
+	*present = pte_flags(*pte) & _PAGE_PRESENT;
+}
+
+void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *counts)
+{
+	counts->pte = direct_map_page_count(PG_LEVEL_4K);
+	counts->pmd = direct_map_page_count(PG_LEVEL_2M);
+	counts->pud = direct_map_page_count(PG_LEVEL_1G);
+}

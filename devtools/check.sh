@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The test command (make check): host checks, kernel build, lint of the
+# kernel files, KUnit in QEMU, and guest jobs.  Every check prints PASS or
+# FAIL; the last line is "N passed, N failed" and the exit status is non-zero
+# if anything failed.  Logs are under $UC_CACHE/logs and $UC_CACHE/guest/logs.
+. "$(dirname "$0")/common.sh"
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
+fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+# check NAME CMD...: run CMD quietly, PASS/FAIL as it exits.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name"
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
+	fi
+}
+finish() {
+	echo "wall time: $(( $(date +%s) - t0 ))s"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+t0=$(date +%s)
+mkdir -p "$UC_CACHE/logs"
+
+uc_log "dependencies"
+"$UC_ROOT/devtools/deps.sh" || { fail "install dependencies"; finish; }
+
+uc_log "host checks"
+check "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
+"$UC_ROOT/devtools/prepare-tree.sh" || { fail "prepare the patched tree"; finish; }
+pass "host: patches apply to linux-source-6.12 and the tree is laid out"
+while read -r f; do
+	check "checkpatch --strict: $f" "$UC_ROOT/devtools/checkpatch.sh" "$f"
+done < <("$UC_ROOT/devtools/checkpatch.sh" --list)
+
+uc_log "kernel build"
+if "$UC_ROOT/devtools/build-kernel.sh"; then
+	pass "build: bzImage"
+else
+	fail "build: bzImage (log: $UC_CACHE/logs/build.log)"
+	finish
+fi
+check "build: W=1 and sparse (C=2) clean on the project's kernel files" \
+	"$UC_ROOT/devtools/lint-build.sh"
+"$UC_ROOT/devtools/mkinitramfs.sh" && pass "build: guest programs and initramfs" ||
+	{ fail "build: guest programs and initramfs"; finish; }
+
+uc_log "KUnit in QEMU"
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 kunit
+rc=$?
+[ $rc -eq 0 ] && pass "guest: KUnit boot reached user space" ||
+	fail "guest: KUnit boot (status $rc, log: $UC_GUEST/logs/kunit.log)"
+while read -r status name; do
+	case "$status" in
+	PASS) pass "kunit: $name" ;;
+	FAIL|SKIP|INCOMPLETE) fail "kunit: $status $name" ;;
+	esac
+done < <(python3 "$UC_ROOT/devtools/ktap.py" "$UC_GUEST/logs/kunit.log")
+python3 "$UC_ROOT/devtools/ktap.py" "$UC_GUEST/logs/kunit.log" >/dev/null ||
+	fail "kunit: summary (see $UC_GUEST/logs/kunit.log)"
+
+uc_log "guest jobs"
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 blocks
+rc=$?
+log=$UC_GUEST/logs/blocks.log
+[ $rc -eq 0 ] && pass "guest: blocks job" || fail "guest: blocks job (status $rc, log: $log)"
+check "guest: 64 blocks out of the direct map and back cause 0 level-2 splits" \
+	python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:l2=0' "$log"
+check "guest: those 64 blocks grow DirectMap4k by 0 kB" \
+	python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:dm4k=0' "$log"
+
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot bpftrace
+rc=$?
+[ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||
+	fail "guest: bpftrace over 9p (status $rc, log: $UC_GUEST/logs/bpftrace.log)"
+
+finish

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Shared settings of the devtools scripts.  Source it; do not run it.
+#
+# Everything that is not part of the repository lives under $UC_CACHE
+# (default ~/.cache/unmapped_cache), which every script and make target
+# accepts as an override:
+#
+#   $UC_CACHE/linux-source-6.12/  the Debian source, unpacked once, never edited
+#   $UC_CACHE/src/                a copy with patches/series applied and the
+#                                 repository's kernel files laid on top
+#   $UC_CACHE/build/              out-of-tree build (O=); the kernel image is
+#                                 $UC_CACHE/build/arch/x86/boot/bzImage
+#   $UC_CACHE/ccache/             ccache's cache
+#   $UC_CACHE/guest/              initramfs, guest programs, console logs
+
+set -o pipefail
+
+UC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+UC_CACHE=${UC_CACHE:-$HOME/.cache/unmapped_cache}
+UC_TARBALL=${UC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+UC_PRISTINE=$UC_CACHE/linux-source-6.12
+UC_SRC=$UC_CACHE/src
+UC_OUT=$UC_CACHE/build
+UC_GUEST=$UC_CACHE/guest
+UC_KERNEL=$UC_OUT/arch/x86/boot/bzImage
+UC_JOBS=${UC_JOBS:-$(nproc)}
+
+export CCACHE_DIR=${CCACHE_DIR:-$UC_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Kernel builds embed the build time and host; pin them so ccache hits.
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2026-01-01}
+export KBUILD_BUILD_USER=unmapped_cache
+export KBUILD_BUILD_HOST=devtools
+
+# Files of the repository that belong in the kernel tree, relative to
+# $UC_ROOT.  Everything else (devtools/, patches/, README.md, ...) stays out.
+UC_KERNEL_PATHS=(mm include arch lib kernel Documentation tools/testing/unmapped_cache)
+
+uc_log() { printf '==> %s\n' "$*" >&2; }
+uc_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# kmake ARGS...: make in the patched tree, out of tree, with ccache.
+kmake() {
+	make -C "$UC_SRC" O="$UC_OUT" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}

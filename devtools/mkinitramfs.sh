@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build the guest programs (static) and the initramfs of the test guests:
+# busybox-static, tools/testing/unmapped_cache/guest/{init,jobs/}, and the
+# programs in $UC_GUEST/bin.
+#
+# Usage: devtools/mkinitramfs.sh      -> $UC_GUEST/initramfs.cpio.gz
+. "$(dirname "$0")/common.sh"
+
+gsrc=$UC_ROOT/tools/testing/unmapped_cache/guest
+bin=$UC_GUEST/bin
+mkdir -p "$bin"
+
+for c in "$gsrc"/*.c; do
+	[ -e "$c" ] || continue
+	exe=$bin/$(basename "$c" .c)
+	if [ ! -x "$exe" ] || [ "$c" -nt "$exe" ]; then
+		gcc -static -O2 -Wall -Wextra -Werror -o "$exe" "$c" ||
+			uc_die "cannot build guest program $c"
+	fi
+done
+
+busybox=$(command -v busybox)
+[ -n "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	busybox=/bin/busybox
+[ -x "$busybox" ] || uc_die "busybox-static missing: run devtools/deps.sh"
+
+root=$(mktemp -d "$UC_CACHE/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,uc/bin,uc/jobs}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+cp "$gsrc/init" "$root/init"
+cp "$gsrc"/jobs/* "$root/uc/jobs/"
+cp "$bin"/* "$root/uc/bin/" 2>/dev/null
+chmod +x "$root/init"
+
+out=$UC_GUEST/initramfs.cpio.gz
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp" &&
+	mv "$out.tmp" "$out" || uc_die "cannot write $out"

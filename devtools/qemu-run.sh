@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Boot the built kernel in QEMU (TCG) and run one guest job.
+#
+# Usage: devtools/qemu-run.sh [options] JOB
+#   --hostroot        boot with the host's / shared read-only over 9p as the
+#                     root file system (needed for bpftrace), instead of the
+#                     generated initramfs
+#   --append "ARGS"   extra kernel parameters (may be repeated)
+#   --smp N           vCPUs (default 2)          --mem MB   (default 2048)
+#   --timeout SEC     kill the guest after SEC seconds (default 900)
+#   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
+#   --kernel FILE     kernel image (default: the one built here)
+#   --verbose         copy the console to stdout as well
+#
+# Exit status: the job's exit status as printed by the guest's init
+# ("UC-RESULT rc=N"); 124 on timeout; 125 if the guest died without a result
+# (panic, crash).  KUnit runs only with JOB=kunit.
+. "$(dirname "$0")/common.sh"
+
+hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--hostroot) hostroot=1 ;;
+	--append) append="$append $2"; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--log) log=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
+	--verbose) verbose=1 ;;
+	-*) uc_die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+job=$1
+[ -n "$job" ] || uc_die "usage: $0 [options] JOB"
+[ -f "$kernel" ] || uc_die "no kernel at $kernel: run 'make kernel'"
+mkdir -p "$UC_GUEST/logs"
+[ -n "$log" ] || log=$UC_GUEST/logs/$job.log
+
+cmdline="console=ttyS0 panic=-1 uc.job=$job"
+if [ "$job" = kunit ]; then
+	cmdline="$cmdline kunit.enable=1 kunit.filter_glob=unmapped_cache*"
+else
+	cmdline="$cmdline kunit.enable=0"
+fi
+
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem"
+      -nographic -no-reboot -bios /usr/share/qemu/qboot.rom
+      -kernel "$kernel")
+if [ $hostroot -eq 1 ]; then
+	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+	cmdline="$cmdline root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"
+	cmdline="$cmdline init=$UC_ROOT/tools/testing/unmapped_cache/guest/init"
+	cmdline="$cmdline uc.dir=$UC_ROOT/tools/testing/unmapped_cache/guest uc.bin=$UC_GUEST/bin"
+else
+	[ -f "$UC_GUEST/initramfs.cpio.gz" ] || uc_die "no initramfs: run devtools/mkinitramfs.sh"
+	qemu+=(-initrd "$UC_GUEST/initramfs.cpio.gz")
+fi
+cmdline="$cmdline$append"
+
+{ echo "# $(date -u +%FT%TZ) job=$job"; echo "# cmdline: $cmdline"; } > "$log"
+if [ $verbose -eq 1 ]; then
+	timeout -k 10 "$timeout" "${qemu[@]}" -append "$cmdline" </dev/null 2>&1 | tee -a "$log"
+	status=${PIPESTATUS[0]}
+else
+	timeout -k 10 "$timeout" "${qemu[@]}" -append "$cmdline" </dev/null >>"$log" 2>&1
+	status=$?
+fi
+
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+	echo "qemu-run: job $job timed out after ${timeout}s, log: $log" >&2
+	exit 124
+fi
+rc=$(sed -n 's/^UC-RESULT rc=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+if [ -z "$rc" ]; then
+	echo "qemu-run: job $job ended without a result (qemu status $status), log: $log" >&2
+	grep -m5 -E 'Kernel panic|BUG:|Oops|general protection' "$log" >&2
+	exit 125
+fi
+exit "$rc"

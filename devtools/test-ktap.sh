@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Self-test of ktap.py on hand-made console logs: a parser that reported a
+# pass for a crashed or failed run would make every KUnit result worthless.
+. "$(dirname "$0")/common.sh"
+ktap=$UC_ROOT/devtools/ktap.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+expect() { # expect NAME RC SUMMARY < log
+	cat > "$tmp/$1"
+	out=$(python3 "$ktap" "$tmp/$1")
+	rc=$?
+	sum=$(printf '%s\n' "$out" | tail -n 1)
+	if [ "$rc" != "$2" ] || [ "$sum" != "$3" ]; then
+		echo "$1: got rc=$rc '$sum', want rc=$2 '$3'"
+		bad=1
+	fi
+}
+
+expect all-pass 0 "kunit: 2 passed, 0 failed, 0 skipped" <<'L'
+[    0.5] KTAP version 1
+[    0.5] 1..1
+[    0.5]     KTAP version 1
+[    0.5]     # Subtest: s
+[    0.5]     1..2
+[    0.5]     ok 1 a
+[    0.5]     ok 2 b
+[    0.5] ok 1 s
+L
+expect one-fail 1 "kunit: 1 passed, 1 failed, 0 skipped" <<'L'
+KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: s
+    1..2
+    ok 1 a
+    not ok 2 b
+not ok 1 s
+L
+expect skip-counts-against 1 "kunit: 1 passed, 0 failed, 1 skipped" <<'L'
+KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: s
+    1..2
+    ok 1 a
+    ok 2 b # SKIP no fault injection
+ok 1 s
+L
+expect crash-mid-suite 1 "kunit: 1 passed, 0 failed, 0 skipped, output incomplete" <<'L'
+KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: s
+    1..2
+    ok 1 a
+BUG: unable to handle page fault
+L
+expect params 1 "kunit: 1 passed, 1 failed, 0 skipped" <<'L'
+KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: s
+    1..1
+        KTAP version 1
+        # Subtest: p
+        ok 1 x
+        not ok 2 y
+    not ok 1 p
+not ok 1 s
+L
+expect nothing 1 "kunit: 0 passed, 0 failed, 0 skipped, output incomplete" <<'L'
+Linux version 6.12
+L
+exit $bad

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blocks: the unit in which the unmapped cache takes memory from the page
+ * allocator and removes it from the direct map.
+ *
+ * Direct-map lifecycle of a block
+ * -------------------------------
+ *
+ * 1. uc_block_grab() allocates a page of order UNMAPPED_CACHE_BLOCK_ORDER on
+ *    the requested node.  GFP_KERNEL is an unmovable allocation, so the
+ *    block never comes from ZONE_MOVABLE or from a CMA pageblock, and
+ *    __GFP_ZERO makes it enter the cache zeroed.
+ * 2. split_page() turns it into order-0 pages with a reference count each,
+ *    so that later owners can hold and drop single pages.
+ * 3. The block is recorded in uc_blocks, so that any pfn can be checked for
+ *    belonging to the cache.
+ * 4. arch_unmapped_cache_unmap_block() makes the one PMD-level entry that
+ *    covers the block not present; CPA flushes the TLB of every CPU once,
+ *    inside that call.  From here on no page of the block has a present
+ *    direct-map entry.
+ * 5. uc_block_release() checks that every page holds only the reference
+ *    taken in step 2, removes the block from uc_blocks, and calls
+ *    arch_unmapped_cache_restore_block(), which makes the same PMD present
+ *    again (one more flush).  Only then are the pages freed: the page
+ *    allocator never sees a page without its direct-map entry.  The restore
+ *    cannot fail (see the arch code); if it ever did, the block is leaked
+ *    with a warning, which is survivable, instead of freed while unmapped,
+ *    which is not.
+ *
+ * Context: grab and release may sleep (CPA may allocate a page table to
+ * split a 1 GiB entry, and flushes TLBs with IPIs), so both are for process
+ * context only.  uc_blocks is an xarray and brings its own lock; the
+ * counters are atomics.  Nothing here takes any other lock.
+ */
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/xarray.h>
+
+#include "internal.h"
+
+/* Every block the cache holds, indexed by pfn >> UNMAPPED_CACHE_BLOCK_ORDER. */
+static DEFINE_XARRAY(uc_blocks);
+
+atomic_long_t uc_block_stats[UC_BLOCK_STAT_COUNT];
+
+const char *const uc_block_stat_names[] = {
+	[UC_BLOCK_GRABBED]		= "blocks grabbed",
+	[UC_BLOCK_RELEASED]		= "blocks released",
+	[UC_BLOCK_ALLOC_FAILED]		= "block allocations failed",
+	[UC_BLOCK_UNMAP_FAILED]		= "direct-map removals failed",
+	[UC_BLOCK_META_FAILED]		= "metadata allocations failed",
+	[UC_BLOCK_RELEASE_REFUSED]	= "releases refused",
+	[UC_BLOCK_RESTORE_FAILED]	= "restores failed (leaked)",
+	[UC_BLOCK_PAGES_IN]		= "pages from page allocator",
+	[UC_BLOCK_PAGES_OUT]		= "pages to page allocator",
+};
+static_assert(ARRAY_SIZE(uc_block_stat_names) == UC_BLOCK_STAT_COUNT);
+
+static inline void uc_block_count(enum uc_block_stat item, long nr)
+{
+	atomic_long_add(nr, &uc_block_stats[item]);
+}
+
+static unsigned long uc_block_index(unsigned long pfn)
+{
+	return pfn >> UNMAPPED_CACHE_BLOCK_ORDER;
+}
+
+static struct page *uc_block_alloc_pages(int nid)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_ZERO |
+			  __GFP_NORETRY | __GFP_NOWARN;
+	struct page *page;
+
+#ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
+	if (should_fail(&fail_unmapped_cache_block, UNMAPPED_CACHE_BLOCK_SIZE))
+		return NULL;
+#endif
+	page = alloc_pages_node(nid, gfp, UNMAPPED_CACHE_BLOCK_ORDER);
+	if (!page)
+		return NULL;
+
+	uc_block_count(UC_BLOCK_PAGES_IN, UNMAPPED_CACHE_BLOCK_PAGES);
+	split_page(page, UNMAPPED_CACHE_BLOCK_ORDER);
+	return page;
+}
+
+/* Pages must be mapped in the direct map again before they get here. */
+static void uc_block_free_pages(struct page *page)
+{
+	unsigned long i;
+
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		__free_page(page + i);
+	uc_block_count(UC_BLOCK_PAGES_OUT, UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+/**
+ * uc_block_grab() - Take a block out of the page allocator and direct map.
+ * @nid: node to take it from, or NUMA_NO_NODE for the local memory node.
+ *
+ * Context: Process context; may sleep.
+ * Return: the block, zeroed and removed from the direct map, or NULL if no
+ * block could be had; nothing is held on failure.
+ */
+struct uc_block *uc_block_grab(int nid)
+{
+	struct uc_block *block;
+	struct page *page;
+	int err;
+
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
+	if (WARN_ON_ONCE(nid < 0 || nid >= MAX_NUMNODES))
+		return NULL;
+	if (!node_state(nid, N_MEMORY)) {
+		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
+		return NULL;
+	}
+
+	block = kzalloc_node(sizeof(*block), GFP_KERNEL, nid);
+	if (!block) {
+		uc_block_count(UC_BLOCK_META_FAILED, 1);
+		return NULL;
+	}
+
+	page = uc_block_alloc_pages(nid);
+	if (!page) {
+		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
+		goto err_free_block;
+	}
+	block->page = page;
+	block->nid = nid;
+	INIT_LIST_HEAD(&block->list);
+
+	err = xa_insert(&uc_blocks, uc_block_index(page_to_pfn(page)), block,
+			GFP_KERNEL);
+	if (err) {
+		uc_block_count(UC_BLOCK_META_FAILED, 1);
+		goto err_free_pages;
+	}
+
+	err = arch_unmapped_cache_unmap_block(page);
+	if (err) {
+		uc_block_count(UC_BLOCK_UNMAP_FAILED, 1);
+		goto err_erase;
+	}
+
+	uc_block_count(UC_BLOCK_GRABBED, 1);
+	return block;
+
+err_erase:
+	xa_erase(&uc_blocks, uc_block_index(page_to_pfn(page)));
+err_free_pages:
+	uc_block_free_pages(page);
+err_free_block:
+	kfree(block);
+	return NULL;
+}
+
+/**
+ * uc_block_release() - Put a block back into the direct map and free it.
+ * @block: a block returned by uc_block_grab().
+ *
+ * Every page of @block must be back with the cache: a page that somebody
+ * else still holds a reference to makes the release refuse, and so does a
+ * block that uc_block_grab() did not return (or that was released already).
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 when the block is back in the page allocator; -EINVAL for a
+ * foreign or already released block, -EBUSY for a block with a page in use
+ * (both with a warning, the cache is left as it was); -EIO if the direct map
+ * could not be restored, in which case the block is leaked on purpose.
+ */
+int uc_block_release(struct uc_block *block)
+{
+	unsigned long index, i;
+	struct page *page;
+	int err;
+
+	if (WARN_ON_ONCE(!block || !block->page))
+		goto err_refuse;
+	page = block->page;
+	index = uc_block_index(page_to_pfn(page));
+	if (WARN_ON_ONCE(xa_load(&uc_blocks, index) != block))
+		goto err_refuse;
+
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
+		if (WARN_ON_ONCE(page_ref_count(page + i) != 1)) {
+			uc_block_count(UC_BLOCK_RELEASE_REFUSED, 1);
+			return -EBUSY;
+		}
+	}
+
+	/* A concurrent release of the same block loses here. */
+	if (WARN_ON_ONCE(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
+		goto err_refuse;
+
+	err = arch_unmapped_cache_restore_block(page);
+	if (WARN_ON_ONCE(err)) {
+		/* The pages stay out of the page allocator for good. */
+		uc_block_count(UC_BLOCK_RESTORE_FAILED, 1);
+		uc_block_count(UC_BLOCK_RELEASED, 1);
+		kfree(block);
+		return -EIO;
+	}
+
+	uc_block_free_pages(page);
+	uc_block_count(UC_BLOCK_RELEASED, 1);
+	kfree(block);
+	return 0;
+
+err_refuse:
+	uc_block_count(UC_BLOCK_RELEASE_REFUSED, 1);
+	return -EINVAL;
+}
+
+/**
+ * uc_block_lookup() - Find the block that holds a page frame.
+ * @pfn: any page frame number.
+ *
+ * Context: Any context.  The result is only stable while the caller keeps
+ * the block from being released (for instance, by owning it).
+ * Return: the block whose pages include @pfn, or NULL.
+ */
+struct uc_block *uc_block_lookup(unsigned long pfn)
+{
+	return xa_load(&uc_blocks, uc_block_index(pfn));
+}

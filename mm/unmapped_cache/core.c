@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unmapped cache: an allocator beside the page allocator for memory that
+ * must not be (writably) mapped in the kernel direct map.
+ *
+ * Theory of operation
+ * ===================
+ *
+ * 1. Vocabulary.
+ *
+ *    block      A naturally aligned run of UNMAPPED_CACHE_BLOCK_PAGES pages
+ *               (2 MiB on x86-64) that one PMD-level entry of the direct
+ *               map covers.  The cache takes memory from the page allocator
+ *               only in blocks and removes each block from the direct map
+ *               as a whole (block.c).
+ *    arena      The blocks of one permission (NONE, RO, ROX, RW) on one
+ *               node, and the chunks carved from them.
+ *    chunk      A page-granular piece of an arena handed to a caller.
+ *    range tree The free chunks of an arena, sorted by address and
+ *               augmented with the largest free size below each node.
+ *    magazine   A per-CPU stack of free single-page chunks of one arena;
+ *               each CPU has a loaded and a previous magazine.
+ *    depot      The full and empty magazines of an arena, shared by CPUs.
+ *    reap       Giving memory back: magazines to the depot, the depot to
+ *               the arena, and fully free blocks to the page allocator.
+ *
+ *    Only blocks exist so far; arenas, the range tree, magazines and the
+ *    reaper are the next layers (see Documentation/mm/unmapped_cache.rst).
+ *
+ * 2. Direct-map lifecycle.  A block leaves the direct map when it is taken
+ *    from the page allocator and re-enters it just before it is given back;
+ *    in between, none of its pages has a present direct-map entry.  Each
+ *    change rewrites one PMD-level entry, never splits it, and costs one
+ *    flush of every CPU's TLB, issued by the architecture code inside the
+ *    change.  Details in block.c.
+ *
+ * 3. Lock ordering.  The block layer takes only the lock inside its xarray
+ *    and the architecture's page-table locks, in that order and never
+ *    nested with each other.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
+#include <linux/init.h>
+#include <linux/set_memory.h>
+#include <linux/unmapped_cache.h>
+
+#include "internal.h"
+
+/* Written once at init, read from any context. */
+static bool uc_enabled __ro_after_init;
+
+bool unmapped_cache_enabled(void)
+{
+	return READ_ONCE(uc_enabled);
+}
+
+#ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
+DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
+
+static int __init setup_fail_unmapped_cache_block(char *str)
+{
+	return setup_fault_attr(&fail_unmapped_cache_block, str);
+}
+__setup("fail_unmapped_cache_block=", setup_fail_unmapped_cache_block);
+
+static int __init setup_fail_unmapped_cache_direct_map(char *str)
+{
+	return setup_fault_attr(&fail_unmapped_cache_direct_map, str);
+}
+__setup("fail_unmapped_cache_direct_map=", setup_fail_unmapped_cache_direct_map);
+
+bool unmapped_cache_should_fail_direct_map(void)
+{
+	return should_fail(&fail_unmapped_cache_direct_map,
+			   UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
+static void __init uc_fault_debugfs_init(void)
+{
+	fault_create_debugfs_attr("fail_unmapped_cache_block", NULL,
+				  &fail_unmapped_cache_block);
+	fault_create_debugfs_attr("fail_unmapped_cache_direct_map", NULL,
+				  &fail_unmapped_cache_direct_map);
+}
+#else
+static inline void uc_fault_debugfs_init(void) { }
+#endif
+
+static int __init unmapped_cache_init(void)
+{
+	if (!can_set_direct_map()) {
+		pr_info("direct map cannot be changed, disabled\n");
+		return 0;
+	}
+
+	uc_fault_debugfs_init();
+	uc_debugfs_init(debugfs_create_dir("unmapped_cache", NULL));
+	WRITE_ONCE(uc_enabled, true);
+	return 0;
+}
+subsys_initcall(unmapped_cache_init);
