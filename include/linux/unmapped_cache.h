@@ -14,6 +14,7 @@ struct page;
 
 #ifdef CONFIG_UNMAPPED_CACHE
 
+#include <linux/bits.h>
 #include <linux/pgtable.h>
 
 /*
@@ -22,7 +23,7 @@ struct page;
  * PMD-level entry of the direct map covers (2 MiB on x86-64).
  */
 #define UNMAPPED_CACHE_BLOCK_ORDER	(PMD_SHIFT - PAGE_SHIFT)
-#define UNMAPPED_CACHE_BLOCK_PAGES	(1UL << UNMAPPED_CACHE_BLOCK_ORDER)
+#define UNMAPPED_CACHE_BLOCK_PAGES	BIT(UNMAPPED_CACHE_BLOCK_ORDER)
 #define UNMAPPED_CACHE_BLOCK_SIZE	(PAGE_SIZE << UNMAPPED_CACHE_BLOCK_ORDER)
 
 /**

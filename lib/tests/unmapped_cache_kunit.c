@@ -325,6 +325,7 @@ static struct kunit_suite uc_block_test_suite = {
 	.init = uc_block_test_init,
 	.test_cases = uc_block_test_cases,
 };
+
 kunit_test_suite(uc_block_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");

@@ -58,6 +58,7 @@ const char *const uc_block_stat_names[] = {
 	[UC_BLOCK_PAGES_IN]		= "pages from page allocator",
 	[UC_BLOCK_PAGES_OUT]		= "pages to page allocator",
 };
+
 static_assert(ARRAY_SIZE(uc_block_stat_names) == UC_BLOCK_STAT_COUNT);
 
 static inline void uc_block_count(enum uc_block_stat item, long nr)

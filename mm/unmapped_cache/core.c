@@ -61,18 +61,6 @@ bool unmapped_cache_enabled(void)
 DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
 
-static int __init setup_fail_unmapped_cache_block(char *str)
-{
-	return setup_fault_attr(&fail_unmapped_cache_block, str);
-}
-__setup("fail_unmapped_cache_block=", setup_fail_unmapped_cache_block);
-
-static int __init setup_fail_unmapped_cache_direct_map(char *str)
-{
-	return setup_fault_attr(&fail_unmapped_cache_direct_map, str);
-}
-__setup("fail_unmapped_cache_direct_map=", setup_fail_unmapped_cache_direct_map);
-
 bool unmapped_cache_should_fail_direct_map(void)
 {
 	return should_fail(&fail_unmapped_cache_direct_map,

@@ -21,10 +21,11 @@
 
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
+#include <linux/pgtable.h>
 #include <linux/set_memory.h>
 #include <linux/unmapped_cache.h>
 
-#include <asm/pgtable.h>
+#include <asm/set_memory.h>
 
 int arch_unmapped_cache_unmap_block(struct page *page)
 {

@@ -29,7 +29,8 @@ int main(int argc, char **argv)
 	size_t len;
 	int fd;
 
-	if (argc != 2 || !(pages = strtoul(argv[1], NULL, 0))) {
+	pages = argc == 2 ? strtoul(argv[1], NULL, 0) : 0;
+	if (!pages) {
 		fprintf(stderr, "usage: %s PAGES\n", argv[0]);
 		return 2;
 	}
