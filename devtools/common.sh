@@ -27,6 +27,9 @@ UC_JOBS=${UC_JOBS:-$(nproc)}
 
 export CCACHE_DIR=${CCACHE_DIR:-$UC_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Depend mode: on a miss, ccache hashes the -MMD output instead of running
+# the preprocessor a second time (a third of a cold build on 2 cores).
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 # Kernel builds embed the build time and host; pin them so ccache hits.
 export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2026-01-01}
 export KBUILD_BUILD_USER=unmapped_cache

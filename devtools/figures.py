@@ -8,7 +8,7 @@ Usage:
 
 Each UC-FIG line has name=, rc= and KEY=BEFORE:AFTER words; the delta is
 AFTER - BEFORE.  Keys: l2/l3 (direct_map_level2/3_splits), dm4k/dm2m/dm1g
-(DirectMap* in kB), flush_all/flush_one (nr_tlb_local_flush_*).
+(DirectMap* in kB), blocks (blocks the cache took out of the direct map).
 """
 import argparse
 import re
@@ -39,13 +39,13 @@ def delta(fig, key):
 
 
 def table(figs):
-    head = ["workload", "rc", "L2 splits", "L3 splits", "DirectMap4k kB (before -> after)",
-            "TLB flush all", "TLB flush one"]
+    head = ["workload", "rc", "blocks taken", "L2 splits", "L3 splits",
+            "DirectMap4k kB (before -> after)"]
     rows = []
     for f in figs:
-        rows.append([f["name"], str(f["rc"]), str(delta(f, "l2")), str(delta(f, "l3")),
-                     "%d -> %d (%+d)" % (f["dm4k"][0], f["dm4k"][1], delta(f, "dm4k")),
-                     str(delta(f, "flush_all")), str(delta(f, "flush_one"))])
+        rows.append([f["name"], str(f["rc"]), str(delta(f, "blocks")),
+                     str(delta(f, "l2")), str(delta(f, "l3")),
+                     "%d -> %d (%+d)" % (f["dm4k"][0], f["dm4k"][1], delta(f, "dm4k"))])
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     out = []
     for r in [head, ["-" * w for w in widths]] + rows:

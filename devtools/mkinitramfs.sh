@@ -19,9 +19,8 @@ for c in "$gsrc"/*.c; do
 	fi
 done
 
-busybox=$(command -v busybox)
-[ -n "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	busybox=/bin/busybox
+# busybox-static installs a static /bin/busybox.
+busybox=/bin/busybox
 [ -x "$busybox" ] || uc_die "busybox-static missing: run devtools/deps.sh"
 
 root=$(mktemp -d "$UC_CACHE/initramfs.XXXXXX")

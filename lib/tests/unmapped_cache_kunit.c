@@ -20,6 +20,7 @@
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/pfn.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/unmapped_cache.h>
@@ -169,7 +170,7 @@ static void block_cycles_do_not_split(struct kunit *test)
 			addrs[i] = uc_block_addr(blocks[i]);
 			uc_expect_block_state(test, addrs[i], false);
 
-			gib = page_to_phys(blocks[i]->page) >> PUD_SHIFT;
+			gib = PFN_PHYS(page_to_pfn(blocks[i]->page)) >> PUD_SHIFT;
 			if (gib >= 64)
 				gibs++;	/* not tracked: count each time */
 			else if (!__test_and_set_bit(gib, gib_seen))

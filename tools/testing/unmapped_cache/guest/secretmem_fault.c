@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 
 int main(int argc, char **argv)
 {
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long pages, i, bad = 0;
 	unsigned char *p;
@@ -35,6 +37,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	len = pages * page;
+
+	/* Secret memory is charged to RLIMIT_MEMLOCK (8 MiB by default). */
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited)) {
+		fprintf(stderr, "setrlimit(RLIMIT_MEMLOCK): %s\n", strerror(errno));
+		return 1;
+	}
 
 	fd = syscall(__NR_memfd_secret, 0);
 	if (fd < 0) {

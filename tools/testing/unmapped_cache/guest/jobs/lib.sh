@@ -11,6 +11,13 @@ meminfo() {
 	awk -v k="$1:" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/meminfo
 }
 
+# uc_stat NAME: a counter of /sys/kernel/debug/unmapped_cache/blocks (0 if absent).
+uc_stat() {
+	f=/sys/kernel/debug/unmapped_cache/blocks
+	[ -r $f ] || { echo 0; return; }
+	awk -F': ' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' $f
+}
+
 # The figures every workload reports, as KEY=VALUE words.
 uc_snapshot() {
 	echo "l2=$(vmstat direct_map_level2_splits)" \
@@ -18,8 +25,7 @@ uc_snapshot() {
 	     "dm4k=$(meminfo DirectMap4k)" \
 	     "dm2m=$(meminfo DirectMap2M)" \
 	     "dm1g=$(meminfo DirectMap1G)" \
-	     "flush_all=$(vmstat nr_tlb_local_flush_all)" \
-	     "flush_one=$(vmstat nr_tlb_local_flush_one)"
+	     "blocks=$(uc_stat 'blocks grabbed')"
 }
 
 # uc_measure NAME CMD...: run CMD and print one line
