@@ -17,6 +17,12 @@
 # (panic, crash).  KUnit runs only with JOB=kunit.
 . "$(dirname "$0")/common.sh"
 
+# One TCG thread for all vCPUs: with a thread per vCPU (the default) a guest
+# here once died of an int3 Oops in enqueue_timer during boot, before any
+# unmapped_cache code ran -- the signature of another vCPU executing stale
+# translated code after a text_poke_bp() finished.  Single-threaded TCG
+# cannot race that way.  Override with UC_QEMU_ACCEL=tcg,thread=multi.
+accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,7 +52,7 @@ else
 	cmdline="$cmdline kunit.enable=0"
 fi
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem"
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
       -nographic -no-reboot -bios /usr/share/qemu/qboot.rom
       -kernel "$kernel")
 if [ $hostroot -eq 1 ]; then

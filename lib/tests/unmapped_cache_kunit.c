@@ -127,17 +127,27 @@ static void block_grab_removes_one_pmd(struct kunit *test)
 	uc_expect_block_state(test, uc_block_addr(block), false);
 }
 
-/* After the release, every page is readable through a present PMD again. */
+/*
+ * After the release, every page is readable through a present PMD again,
+ * and every page went back to the page allocator (its reference count
+ * dropped to zero; nothing on this CPU allocates in between).
+ */
 static void block_release_restores_direct_map(struct kunit *test)
 {
 	struct uc_block *block = uc_test_grab(test, NUMA_NO_NODE);
-	unsigned long addr, pfn;
+	unsigned long addr, pfn, i, still_held = 0;
+	struct page *page;
 
 	KUNIT_ASSERT_NOT_NULL(test, block);
 	addr = uc_block_addr(block);
-	pfn = page_to_pfn(block->page);
+	page = block->page;
+	pfn = page_to_pfn(page);
 
 	uc_test_release(test, block);
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		if (page_ref_count(page + i))
+			still_held++;
+	KUNIT_EXPECT_EQ(test, still_held, 0);
 	KUNIT_EXPECT_NULL(test, uc_block_lookup(pfn));
 	uc_expect_block_state(test, addr, true);
 }
