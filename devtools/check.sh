@@ -35,6 +35,8 @@ uc_log "host checks"
 check "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
 "$UC_ROOT/devtools/prepare-tree.sh" || { fail "prepare the patched tree"; finish; }
 pass "host: patches apply to linux-source-6.12 and the tree is laid out"
+check "host: range tree harness (1.2M random ops vs a model, ASan+UBSan)" \
+	make -s -C "$UC_ROOT/tools/testing/unmapped_cache" run
 while read -r f; do
 	check "checkpatch --strict: $f" "$UC_ROOT/devtools/checkpatch.sh" "$f"
 done < <("$UC_ROOT/devtools/checkpatch.sh" --list)

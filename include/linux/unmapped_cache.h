@@ -8,14 +8,41 @@
 #ifndef _LINUX_UNMAPPED_CACHE_H
 #define _LINUX_UNMAPPED_CACHE_H
 
+#include <linux/gfp_types.h>
 #include <linux/types.h>
 
 struct page;
+struct unmapped_cache;
+
+/**
+ * enum unmapped_cache_perm - What the memory of a cache may be used for.
+ * @UNMAPPED_CACHE_NONE: no kernel mapping at all; pages for users that map
+ *                       them elsewhere (secretmem maps them in user space).
+ *                       Page interface only.
+ * @UNMAPPED_CACHE_RO:   read-only data, mapped in the module area.
+ * @UNMAPPED_CACHE_ROX:  text, mapped read-only and executable in the module
+ *                       area; never writable.
+ * @UNMAPPED_CACHE_RW:   read-write data in the module area.
+ * @UNMAPPED_CACHE_NR_PERMS: number of permissions.
+ *
+ * In every case the memory has no present direct-map entry while the cache
+ * holds it.  RO and ROX memory is written only with unmapped_cache_write().
+ */
+enum unmapped_cache_perm {
+	UNMAPPED_CACHE_NONE,
+	UNMAPPED_CACHE_RO,
+	UNMAPPED_CACHE_ROX,
+	UNMAPPED_CACHE_RW,
+	UNMAPPED_CACHE_NR_PERMS,
+};
 
 #ifdef CONFIG_UNMAPPED_CACHE
 
 #include <linux/bits.h>
 #include <linux/pgtable.h>
+
+/* ARCH_UNMAPPED_CACHE_TRAP_BYTE: what free text is filled with. */
+#include <asm/unmapped_cache.h>
 
 /*
  * A block is what the cache takes from the page allocator and removes from
@@ -35,6 +62,18 @@ struct page;
  * context.
  */
 bool unmapped_cache_enabled(void);
+
+struct unmapped_cache *unmapped_cache_create(const char *name,
+					     enum unmapped_cache_perm perm);
+void unmapped_cache_destroy(struct unmapped_cache *cache);
+void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp);
+void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
+				unsigned long align, int nid, gfp_t gfp);
+void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size);
+struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp);
+void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page);
+int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
+			 const void *src, size_t len);
 
 /**
  * struct unmapped_cache_dm_counts - How the direct map is mapped, by level.
@@ -84,17 +123,28 @@ int arch_unmapped_cache_unmap_block(struct page *page);
 int arch_unmapped_cache_restore_block(struct page *page);
 
 /**
- * arch_unmapped_cache_direct_map_entry() - Describe the direct-map entry at
- * an address.
- * @addr:    direct-map address.
- * @size:    set to the size mapped by the leaf entry covering @addr, or 0 if
- *           there is none.
- * @present: set to whether that entry is present.
+ * struct unmapped_cache_entry - A kernel page-table leaf entry, decoded.
+ * @size:     bytes it maps (PAGE_SIZE, PMD_SIZE, ...), 0 if there is none.
+ * @present:  it is present.
+ * @writable: it allows writes.
+ * @exec:     it allows instruction fetches.
+ */
+struct unmapped_cache_entry {
+	unsigned long size;
+	bool present;
+	bool writable;
+	bool exec;
+};
+
+/**
+ * arch_unmapped_cache_lookup() - Describe the kernel mapping of an address.
+ * @addr:  kernel virtual address (direct map, module area, ...).
+ * @entry: filled in from the leaf entry that covers @addr.
  *
  * For tests and statistics; takes no locks and may race with changes.
  */
-void arch_unmapped_cache_direct_map_entry(unsigned long addr,
-					  unsigned long *size, bool *present);
+void arch_unmapped_cache_lookup(unsigned long addr,
+				struct unmapped_cache_entry *entry);
 
 /**
  * arch_unmapped_cache_direct_map_counts() - Read the direct-map accounting.
@@ -102,6 +152,36 @@ void arch_unmapped_cache_direct_map_entry(unsigned long addr,
  *          reported in /proc/meminfo (DirectMap4k, DirectMap2M, DirectMap1G).
  */
 void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *counts);
+
+/**
+ * arch_unmapped_cache_write() - Copy into RO or ROX memory of the cache.
+ * @dst: destination, in a mapping without write permission.
+ * @src: source.
+ * @len: bytes.
+ *
+ * Writes through a temporary mapping (text_poke on x86), so that no
+ * writable alias of the memory is ever visible to other CPUs.
+ * Context: process context; may sleep.
+ */
+void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
+
+/**
+ * arch_unmapped_cache_fill() - Set RO or ROX memory of the cache to a byte.
+ * @dst: destination, in a mapping without write permission.
+ * @c:   the byte.
+ * @len: bytes.
+ *
+ * Like arch_unmapped_cache_write().  Context: process context; may sleep.
+ */
+void arch_unmapped_cache_fill(void *dst, int c, size_t len);
+
+/**
+ * arch_unmapped_cache_clear_page() - Zero a page that has no kernel mapping.
+ * @page: the page.
+ *
+ * Context: process context; may sleep.
+ */
+void arch_unmapped_cache_clear_page(struct page *page);
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 /*
@@ -116,6 +196,45 @@ static inline bool unmapped_cache_should_fail_direct_map(void) { return false; }
 #else /* CONFIG_UNMAPPED_CACHE */
 
 static inline bool unmapped_cache_enabled(void) { return false; }
+
+static inline struct unmapped_cache *
+unmapped_cache_create(const char *name, enum unmapped_cache_perm perm)
+{
+	return NULL;
+}
+
+static inline void unmapped_cache_destroy(struct unmapped_cache *cache) { }
+
+static inline void *unmapped_cache_alloc(struct unmapped_cache *cache,
+					 size_t size, gfp_t gfp)
+{
+	return NULL;
+}
+
+static inline void *unmapped_cache_alloc_node(struct unmapped_cache *cache,
+					      size_t size, unsigned long align,
+					      int nid, gfp_t gfp)
+{
+	return NULL;
+}
+
+static inline void unmapped_cache_free(struct unmapped_cache *cache,
+				       void *addr, size_t size) { }
+
+static inline struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache,
+						     gfp_t gfp)
+{
+	return NULL;
+}
+
+static inline void unmapped_cache_free_page(struct unmapped_cache *cache,
+					    struct page *page) { }
+
+static inline int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
+				       const void *src, size_t len)
+{
+	return -EOPNOTSUPP;
+}
 
 #endif /* CONFIG_UNMAPPED_CACHE */
 

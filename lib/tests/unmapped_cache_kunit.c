@@ -6,7 +6,7 @@
  * system_state reaches SYSTEM_RUNNING, where the vmstat counters
  * direct_map_level{2,3}_splits do not count.  So they look at the direct
  * map itself: the level and presence of the entry that covers an address
- * (arch_unmapped_cache_direct_map_entry(), lookup_address() on x86) and the
+ * (arch_unmapped_cache_lookup(), lookup_address() on x86) and the
  * number of entries at each level (the accounting behind the DirectMap
  * lines of /proc/meminfo).  Reads through the direct map use
  * copy_from_kernel_nofault(), so a broken cache fails a test instead of
@@ -21,9 +21,14 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/pfn.h>
+#include <linux/random.h>
+#include <linux/set_memory.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/unmapped_cache.h>
+#include <linux/vmalloc.h>
 
 #include "internal.h"
 
@@ -38,7 +43,7 @@ static void uc_test_release_action(void *data)
 /* Take a block that the test owns until it ends or calls uc_test_release(). */
 static struct uc_block *uc_test_grab(struct kunit *test, int nid)
 {
-	struct uc_block *block = uc_block_grab(nid);
+	struct uc_block *block = uc_block_grab(nid, 0);
 
 	if (block &&
 	    kunit_add_action_or_reset(test, uc_test_release_action, block))
@@ -66,13 +71,12 @@ static void uc_expect_block_state(struct kunit *test, unsigned long addr,
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
 		unsigned long page_addr = addr + i * PAGE_SIZE;
-		unsigned long size;
-		bool p;
+		struct unmapped_cache_entry e;
 
-		arch_unmapped_cache_direct_map_entry(page_addr, &size, &p);
-		if (size != UNMAPPED_CACHE_BLOCK_SIZE)
+		arch_unmapped_cache_lookup(page_addr, &e);
+		if (e.size != UNMAPPED_CACHE_BLOCK_SIZE)
 			bad_level++;
-		if (p != present)
+		if (e.present != present)
 			bad_present++;
 		if (uc_readable(page_addr) != present)
 			bad_read++;
@@ -202,6 +206,56 @@ static void block_cycles_do_not_split(struct kunit *test)
 			    "PMD entries lost: a PMD was split");
 }
 
+static void uc_test_vunmap(void *addr)
+{
+	vunmap(addr);
+}
+
+/*
+ * Changing the permissions of a page of a removed block through another
+ * mapping of it (as module loading and BPF do through the module area)
+ * must not split the block's not-present direct-map entry (DESIGN I8).
+ * Stock cpa_process_alias() applies the change to the direct-map alias
+ * too, and one page out of a not-present 2M entry splits it.
+ *
+ *   direct map:  [ not present, 2M ..................... ]  before and after
+ *   vmap():      [4K][4K][4K][RO][4K] ...                   page 3 made RO, then X
+ */
+static void block_alias_permission_change_does_not_split(struct kunit *test)
+{
+	struct uc_block *block = uc_test_grab(test, NUMA_NO_NODE);
+	struct unmapped_cache_dm_counts before, after;
+	unsigned long i, page3;
+	struct page **pages;
+	void *vaddr;
+
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	pages = kunit_kmalloc_array(test, UNMAPPED_CACHE_BLOCK_PAGES,
+				    sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		pages[i] = block->page + i;
+
+	/* Registered after the block's release, so it runs before it. */
+	vaddr = vmap(pages, UNMAPPED_CACHE_BLOCK_PAGES, VM_MAP, PAGE_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_vunmap, vaddr), 0);
+	page3 = (unsigned long)vaddr + 3 * PAGE_SIZE;
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	KUNIT_EXPECT_EQ(test, set_memory_ro(page3, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_x(page3, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_nx(page3, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_rw(page3, 1), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+
+	KUNIT_EXPECT_EQ_MSG(test, after.pte, before.pte,
+			    "a permission change through the alias split a PMD");
+	uc_expect_block_state(test, uc_block_addr(block), false);
+	/* The vmap() alias itself works: the page reads back as zero. */
+	KUNIT_EXPECT_EQ(test, *(unsigned long *)page3, 0);
+}
+
 /* A block owned by somebody else, or with a page still in use, stays. */
 static void block_release_refuses_foreign_and_busy(struct kunit *test)
 {
@@ -261,7 +315,7 @@ static void uc_test_grab_fails_cleanly(struct kunit *test,
 	struct uc_block *block;
 
 	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, attr), 0);
-	block = uc_block_grab(NUMA_NO_NODE);
+	block = uc_block_grab(NUMA_NO_NODE, 0);
 	if (block)
 		uc_block_release(block);
 	KUNIT_ASSERT_NULL(test, block);
@@ -320,12 +374,433 @@ static int uc_block_test_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * Arenas and the public interface.
+ *
+ * Every test creates its own cache; what it allocates is freed and the
+ * cache destroyed by KUnit actions, in reverse order, also when an
+ * assertion fails.  Blocks stay with the arenas (they are shared); the
+ * shrink test gives them back.
+ */
+
+#define UC_POP_CHUNKS		2048
+#define UC_POP_MAX_PAGES	64
+
+struct uc_test_chunk {
+	void *addr;		/* mapped arenas */
+	struct page *page;	/* NONE */
+	size_t size;
+};
+
+struct uc_test_pop {
+	struct unmapped_cache *cache;
+	struct uc_test_chunk *chunks;
+	unsigned int nr;
+};
+
+static void uc_test_destroy_action(void *data)
+{
+	unmapped_cache_destroy(data);
+}
+
+static struct unmapped_cache *uc_test_cache(struct kunit *test,
+					    enum unmapped_cache_perm perm)
+{
+	struct unmapped_cache *cache = unmapped_cache_create("kunit", perm);
+
+	if (cache &&
+	    kunit_add_action_or_reset(test, uc_test_destroy_action, cache))
+		return NULL;
+	return cache;
+}
+
+static void uc_test_chunk_free(struct unmapped_cache *cache,
+			       struct uc_test_chunk *c)
+{
+	if (c->page)
+		unmapped_cache_free_page(cache, c->page);
+	else if (c->addr)
+		unmapped_cache_free(cache, c->addr, c->size);
+	c->page = NULL;
+	c->addr = NULL;
+}
+
+static void uc_test_pop_action(void *data)
+{
+	struct uc_test_pop *pop = data;
+	unsigned int i;
+
+	for (i = 0; i < pop->nr; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+}
+
+static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
+				enum unmapped_cache_perm perm,
+				struct uc_test_chunk *c)
+{
+	if (perm == UNMAPPED_CACHE_NONE) {
+		c->size = PAGE_SIZE;
+		c->page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		return c->page;
+	}
+	c->size = (get_random_u32_below(UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
+	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL);
+	return c->addr;
+}
+
+/* Read @len bytes of a chunk: directly, or through vmap() for NONE. */
+static bool uc_test_chunk_is(struct uc_test_chunk *c, u8 byte)
+{
+	void *p = c->addr;
+	bool ret;
+
+	if (c->page) {
+		p = vmap(&c->page, 1, VM_MAP, PAGE_KERNEL_RO);
+		if (!p)
+			return false;
+	}
+	ret = !memchr_inv(p, byte, c->size);
+	if (c->page)
+		vunmap(p);
+	return ret;
+}
+
+/* Write a pattern into every page of a chunk, the way its owner would. */
+static void uc_test_chunk_dirty(struct kunit *test, struct unmapped_cache *cache,
+				struct uc_test_chunk *c)
+{
+	size_t off;
+	void *p;
+
+	if (c->page) {
+		/* Test only: a NONE page's owner maps it elsewhere. */
+		p = vmap(&c->page, 1, VM_MAP, PAGE_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		memset(p, 0x5a, PAGE_SIZE);
+		vunmap(p);
+		return;
+	}
+	for (off = 0; off < c->size; off += PAGE_SIZE)
+		KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, c->addr + off,
+							   "dirty", 5), 0);
+}
+
+/* Every page of every live chunk: mapped as @perm asks, no direct map. */
+static void uc_test_expect_mappings(struct kunit *test, struct uc_test_pop *pop,
+				    enum unmapped_cache_perm perm)
+{
+	unsigned long bad_dm = 0, bad_prot = 0, bad_size = 0, checked = 0;
+	bool want_w = perm == UNMAPPED_CACHE_RW;
+	bool want_x = perm == UNMAPPED_CACHE_ROX;
+	struct unmapped_cache_entry e;
+	unsigned int i;
+	size_t off;
+
+	for (i = 0; i < pop->nr; i++) {
+		struct uc_test_chunk *c = &pop->chunks[i];
+
+		for (off = 0; off < c->size; off += PAGE_SIZE) {
+			struct page *page = c->page;
+
+			checked++;
+			if (!page) {
+				page = vmalloc_to_page(c->addr + off);
+				arch_unmapped_cache_lookup((unsigned long)c->addr + off, &e);
+				if (e.size != UNMAPPED_CACHE_BLOCK_SIZE)
+					bad_size++;
+				if (!e.present || e.writable != want_w || e.exec != want_x)
+					bad_prot++;
+			}
+			arch_unmapped_cache_lookup((unsigned long)page_address(page), &e);
+			if (e.present || e.size != UNMAPPED_CACHE_BLOCK_SIZE)
+				bad_dm++;
+		}
+	}
+	KUNIT_EXPECT_GT(test, checked, 0);
+	KUNIT_EXPECT_EQ_MSG(test, bad_dm, 0,
+			    "pages with a present or split direct-map entry");
+	KUNIT_EXPECT_EQ_MSG(test, bad_prot, 0, "pages mapped with the wrong permission");
+	KUNIT_EXPECT_EQ_MSG(test, bad_size, 0, "pages not mapped by a 2M entry");
+}
+
+static const enum unmapped_cache_perm uc_test_perms[] = {
+	UNMAPPED_CACHE_NONE, UNMAPPED_CACHE_RO, UNMAPPED_CACHE_ROX, UNMAPPED_CACHE_RW,
+};
+
+static void uc_perm_desc(const enum unmapped_cache_perm *perm, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", uc_perm_names[*perm]);
+}
+
+KUNIT_ARRAY_PARAM(uc_perm, uc_test_perms, uc_perm_desc);
+
+/*
+ * For each permission: 2048 chunks of 1 to 64 pages (single pages for
+ * NONE), free half of them in random order, allocate them again.  No
+ * direct-map entry may be split, every page must be mapped with the
+ * permission asked for and have no present direct-map entry, freed text
+ * must read back as traps and reused chunks as zeroes.
+ */
+static void arena_mixed_population(struct kunit *test)
+{
+	const enum unmapped_cache_perm perm =
+		*(const enum unmapped_cache_perm *)test->param_value;
+	u8 fresh = perm == UNMAPPED_CACHE_ROX ? ARCH_UNMAPPED_CACHE_TRAP_BYTE : 0;
+	struct unmapped_cache_dm_counts before, after;
+	unsigned long not_fresh = 0, not_scrubbed = 0, handed_out = 0;
+	struct uc_arena_info info;
+	struct uc_test_pop *pop;
+	struct uc_arena *arena;
+	unsigned int i, *order;
+
+	pop = kunit_kzalloc(test, sizeof(*pop), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop);
+	pop->chunks = kunit_kcalloc(test, UC_POP_CHUNKS, sizeof(*pop->chunks),
+				    GFP_KERNEL);
+	order = kunit_kcalloc(test, UC_POP_CHUNKS, sizeof(*order), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop->chunks);
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	pop->cache = uc_test_cache(test, perm);
+	KUNIT_ASSERT_NOT_NULL(test, pop->cache);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_pop_action, pop), 0);
+	arena = uc_arena_get(perm, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	for (i = 0; i < UC_POP_CHUNKS; i++) {
+		struct uc_test_chunk *c = &pop->chunks[i];
+
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		pop->nr = i + 1;
+		if (!uc_test_chunk_is(c, fresh))
+			not_fresh++;
+	}
+	KUNIT_EXPECT_EQ(test, not_fresh, 0);
+
+	/* Free half, in random order (Fisher-Yates over the indices). */
+	for (i = 0; i < UC_POP_CHUNKS; i++)
+		order[i] = i;
+	for (i = UC_POP_CHUNKS - 1; i > 0; i--) {
+		unsigned int j = get_random_u32_below(i + 1);
+
+		swap(order[i], order[j]);
+	}
+	for (i = 0; i < UC_POP_CHUNKS / 2; i++) {
+		struct uc_test_chunk *c = &pop->chunks[order[i]];
+		unsigned long addr = (unsigned long)c->addr;
+		size_t size = c->size;
+
+		/* Dirty it, so that reuse without a scrub would show. */
+		uc_test_chunk_dirty(test, pop->cache, c);
+		uc_test_chunk_free(pop->cache, c);
+		/* Freed text reads back as traps through its own mapping. */
+		if (perm == UNMAPPED_CACHE_ROX &&
+		    memchr_inv((void *)addr, ARCH_UNMAPPED_CACHE_TRAP_BYTE, size))
+			not_scrubbed++;
+	}
+	KUNIT_EXPECT_EQ(test, not_scrubbed, 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+
+	/* Allocate the freed half again: it must come back clean. */
+	not_fresh = 0;
+	for (i = 0; i < UC_POP_CHUNKS / 2; i++) {
+		struct uc_test_chunk *c = &pop->chunks[order[i]];
+
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		if (!uc_test_chunk_is(c, fresh))
+			not_fresh++;
+	}
+	KUNIT_EXPECT_EQ(test, not_fresh, 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+
+	uc_test_expect_mappings(test, pop, perm);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ_MSG(test, after.pte, before.pte,
+			    "PTE-mapped direct-map pages changed: a PMD was split");
+
+	for (i = 0; i < UC_POP_CHUNKS; i++)
+		handed_out += pop->chunks[i].size >> PAGE_SHIFT;
+	uc_arena_info(arena, &info);
+	kunit_info(test, "%s: %u chunks, %lu pages handed out, %lu pages held in %lu blocks (%lu%% used), largest free %lu pages\n",
+		   uc_perm_names[perm], UC_POP_CHUNKS, handed_out,
+		   info.nr_blocks * UNMAPPED_CACHE_BLOCK_PAGES, info.nr_blocks,
+		   info.nr_blocks ? handed_out * 100 /
+				    (info.nr_blocks * UNMAPPED_CACHE_BLOCK_PAGES) : 0,
+		   info.largest_free >> PAGE_SHIFT);
+}
+
+/*
+ * DESIGN I8 through the public interface: set_memory_ro() and
+ * set_memory_x() on pages of an RW chunk change the module-area mapping
+ * only; the chunk's not-present direct-map entry is not split.
+ */
+static void arena_rw_permission_change_does_not_split(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache_dm_counts before, after;
+	struct unmapped_cache_entry e;
+	unsigned long addr;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	p = unmapped_cache_alloc(cache, 8 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	addr = (unsigned long)p;
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	KUNIT_EXPECT_EQ(test, set_memory_ro(addr + 2 * PAGE_SIZE, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_x(addr + 2 * PAGE_SIZE, 1), 0);
+	arch_unmapped_cache_lookup(addr + 2 * PAGE_SIZE, &e);
+	KUNIT_EXPECT_FALSE(test, e.writable);
+	KUNIT_EXPECT_TRUE(test, e.exec);
+	KUNIT_EXPECT_EQ(test, set_memory_nx(addr + 2 * PAGE_SIZE, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_rw(addr + 2 * PAGE_SIZE, 1), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+	arch_unmapped_cache_lookup((unsigned long)page_address(vmalloc_to_page(p)), &e);
+	KUNIT_EXPECT_FALSE(test, e.present);
+	KUNIT_EXPECT_EQ(test, e.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	unmapped_cache_free(cache, p, 8 * PAGE_SIZE);
+}
+
+/*
+ * A chunk larger than a block spans blocks mapped side by side: every page
+ * of it is mapped writable (some may sit in a block whose 2M mapping an
+ * earlier test split with set_memory_*(), so the size is not checked).
+ */
+static void arena_large_chunk(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	const size_t size = SZ_16M;
+	struct unmapped_cache_entry e;
+	unsigned long off, bad = 0;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		arch_unmapped_cache_lookup((unsigned long)p + off, &e);
+		if (!e.present || !e.writable || e.exec)
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	p[0] = 1;
+	p[size - 1] = 2;
+	KUNIT_EXPECT_EQ(test, p[0] + p[size - 1], 3);
+	unmapped_cache_free(cache, p, size);
+	/* More than 16 MiB is refused. */
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, SZ_16M + PAGE_SIZE,
+						     GFP_KERNEL));
+}
+
+/*
+ * Bad input: each call is refused with a warning and changes nothing;
+ * the chunk is still live and can be freed properly afterwards.
+ */
+static void arena_bad_input_is_refused(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	long bad = uc_arena_stat(arena, UC_ARENA_BAD_FREES);
+	u8 *p, *q, *heap;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, none);
+	p = unmapped_cache_alloc(cache, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	heap = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, heap);
+
+	/* Sizes: zero, absurd; a page allocation from a mapped cache. */
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, 0, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, SIZE_MAX, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc_page(cache, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(none, PAGE_SIZE, GFP_KERNEL));
+
+	/* Frees: middle of a chunk, wrong size, wrong cache (counted). */
+	unmapped_cache_free(cache, p + PAGE_SIZE, PAGE_SIZE);
+	unmapped_cache_free(cache, p, 2 * PAGE_SIZE);
+	unmapped_cache_free(other, p, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 3);
+	/* A pointer the cache never returned (heap memory) finds no arena. */
+	unmapped_cache_free(cache, heap, PAGE_SIZE);
+	/* Writes outside the chunk or to the wrong cache. */
+	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p + 4 * PAGE_SIZE - 2, "abc", 3),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_write(other, p, "abc", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_write(none, p, "abc", 3), -EOPNOTSUPP);
+
+	/* The chunk survived all of that. */
+	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p, "abc", 3), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(p, "abc", 3), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+	unmapped_cache_free(cache, p, 4 * PAGE_SIZE);
+
+	/* Double free: refused, counted. */
+	bad = uc_arena_stat(arena, UC_ARENA_BAD_FREES);
+	q = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	unmapped_cache_free(cache, q, PAGE_SIZE);
+	unmapped_cache_free(cache, q, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 1);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+}
+
+/* With nothing live, shrinking gives every block back to the page allocator. */
+static void arena_shrink_returns_free_blocks(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_ROX);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_ROX, NUMA_NO_NODE);
+	struct uc_arena_info info;
+	long held = uc_blocks_held();
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	p = unmapped_cache_alloc(cache, 3 * UNMAPPED_CACHE_BLOCK_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+
+	/* A live chunk keeps its blocks. */
+	uc_arena_shrink(arena, 0);
+	uc_arena_info(arena, &info);
+	KUNIT_EXPECT_GE(test, info.nr_blocks, 3);
+
+	unmapped_cache_free(cache, p, 3 * UNMAPPED_CACHE_BLOCK_SIZE);
+	uc_arena_shrink(arena, 0);
+	uc_arena_info(arena, &info);
+	KUNIT_EXPECT_EQ(test, info.nr_blocks, 0);
+	KUNIT_EXPECT_EQ(test, info.free_bytes, 0);
+	KUNIT_EXPECT_LE(test, uc_blocks_held(), held);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+}
+
+static struct kunit_case uc_arena_test_cases[] = {
+	KUNIT_CASE_PARAM(arena_mixed_population, uc_perm_gen_params),
+	KUNIT_CASE(arena_rw_permission_change_does_not_split),
+	KUNIT_CASE(arena_large_chunk),
+	KUNIT_CASE(arena_bad_input_is_refused),
+	KUNIT_CASE(arena_shrink_returns_free_blocks),
+	{}
+};
+
+static struct kunit_suite uc_arena_test_suite = {
+	.name = "unmapped_cache_arena",
+	.init = uc_block_test_init,
+	.test_cases = uc_arena_test_cases,
+};
+
 static struct kunit_case uc_block_test_cases[] = {
 	KUNIT_CASE(block_grab_takes_aligned_unmovable_block),
 	KUNIT_CASE(block_grab_removes_one_pmd),
 	KUNIT_CASE(block_release_restores_direct_map),
 	KUNIT_CASE(block_cycles_do_not_split),
 	KUNIT_CASE(block_release_refuses_foreign_and_busy),
+	KUNIT_CASE(block_alias_permission_change_does_not_split),
 	KUNIT_CASE(block_grab_alloc_failure_is_clean),
 	KUNIT_CASE(block_grab_unmap_failure_is_clean),
 	{}
@@ -337,7 +812,7 @@ static struct kunit_suite uc_block_test_suite = {
 	.test_cases = uc_block_test_cases,
 };
 
-kunit_test_suite(uc_block_test_suite);
+kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

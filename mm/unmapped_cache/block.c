@@ -8,8 +8,9 @@
  *
  * 1. uc_block_grab() allocates a page of order UNMAPPED_CACHE_BLOCK_ORDER on
  *    the requested node.  GFP_KERNEL is an unmovable allocation, so the
- *    block never comes from ZONE_MOVABLE or from a CMA pageblock, and
- *    __GFP_ZERO makes it enter the cache zeroed.
+ *    block never comes from ZONE_MOVABLE or from a CMA pageblock.  It is
+ *    zeroed (__GFP_ZERO), or filled with the byte the caller asks for
+ *    (trap instructions for text), while the direct map still maps it.
  * 2. split_page() turns it into order-0 pages with a reference count each,
  *    so that later owners can hold and drop single pages.
  * 3. The block is recorded in uc_blocks, so that any pfn can be checked for
@@ -71,11 +72,13 @@ static unsigned long uc_block_index(unsigned long pfn)
 	return pfn >> UNMAPPED_CACHE_BLOCK_ORDER;
 }
 
-static struct page *uc_block_alloc_pages(int nid)
+static struct page *uc_block_alloc_pages(int nid, int fill)
 {
-	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_ZERO |
-			  __GFP_NORETRY | __GFP_NOWARN;
+	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN;
 	struct page *page;
+
+	if (!fill)
+		gfp |= __GFP_ZERO;
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 	if (should_fail(&fail_unmapped_cache_block, UNMAPPED_CACHE_BLOCK_SIZE))
@@ -86,6 +89,8 @@ static struct page *uc_block_alloc_pages(int nid)
 		return NULL;
 
 	uc_block_count(UC_BLOCK_PAGES_IN, UNMAPPED_CACHE_BLOCK_PAGES);
+	if (fill)
+		memset(page_address(page), fill, UNMAPPED_CACHE_BLOCK_SIZE);
 	split_page(page, UNMAPPED_CACHE_BLOCK_ORDER);
 	return page;
 }
@@ -102,13 +107,15 @@ static void uc_block_free_pages(struct page *page)
 
 /**
  * uc_block_grab() - Take a block out of the page allocator and direct map.
- * @nid: node to take it from, or NUMA_NO_NODE for the local memory node.
+ * @nid:  node to take it from, or NUMA_NO_NODE for the local memory node.
+ * @fill: byte every byte of the block is set to before it leaves the direct
+ *        map (0, or the architecture's trap instruction for text).
  *
  * Context: Process context; may sleep.
- * Return: the block, zeroed and removed from the direct map, or NULL if no
+ * Return: the block, filled and removed from the direct map, or NULL if no
  * block could be had; nothing is held on failure.
  */
-struct uc_block *uc_block_grab(int nid)
+struct uc_block *uc_block_grab(int nid, int fill)
 {
 	struct uc_block *block;
 	struct page *page;
@@ -129,7 +136,7 @@ struct uc_block *uc_block_grab(int nid)
 		return NULL;
 	}
 
-	page = uc_block_alloc_pages(nid);
+	page = uc_block_alloc_pages(nid, fill);
 	if (!page) {
 		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
 		goto err_free_block;

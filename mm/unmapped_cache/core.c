@@ -85,6 +85,11 @@ static int __init unmapped_cache_init(void)
 		return 0;
 	}
 
+	if (uc_arenas_init()) {
+		pr_warn("no memory for the arenas, disabled\n");
+		return 0;
+	}
+
 	uc_fault_debugfs_init();
 	uc_debugfs_init(debugfs_create_dir("unmapped_cache", NULL));
 	WRITE_ONCE(uc_enabled, true);

@@ -37,11 +37,10 @@ static struct {
 
 static bool uc_entry_is(unsigned long addr, bool want_present)
 {
-	unsigned long size;
-	bool present;
+	struct unmapped_cache_entry e;
 
-	arch_unmapped_cache_direct_map_entry(addr, &size, &present);
-	return size == UNMAPPED_CACHE_BLOCK_SIZE && present == want_present;
+	arch_unmapped_cache_lookup(addr, &e);
+	return e.size == UNMAPPED_CACHE_BLOCK_SIZE && e.present == want_present;
 }
 
 static int uc_exercise_blocks(unsigned long nr)
@@ -55,7 +54,7 @@ static int uc_exercise_blocks(unsigned long nr)
 		return -ENOMEM;
 
 	for (i = 0; i < nr; i++) {
-		blocks[i] = uc_block_grab(NUMA_NO_NODE);
+		blocks[i] = uc_block_grab(NUMA_NO_NODE, 0);
 		if (!blocks[i])
 			break;
 		taken++;

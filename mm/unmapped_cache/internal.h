@@ -11,7 +11,11 @@
 #include <linux/fault-inject.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/unmapped_cache.h>
+
+#include "range.h"
 
 /**
  * struct uc_block - A block held by the cache.
@@ -21,7 +25,10 @@
  * @nid:   NUMA node the pages are on.
  * @owner: the user of the block (an arena), or NULL.  Set and cleared by
  *         the owner; the block layer only carries it.
- * @list:  free for the owner's use.
+ * @list:  free for the owner's use (the arena's list of blocks).
+ * @addr:  where the owner placed the block: its address in the module area
+ *         for a mapped arena, its physical address for a NONE arena.
+ * @vspace: the reservation of virtual space the block is mapped in, if any.
  *
  * Blocks are recorded in uc_blocks (block.c) from the moment they are taken
  * until they are back in the page allocator, so any pfn can be checked for
@@ -32,6 +39,19 @@ struct uc_block {
 	int nid;
 	void *owner;
 	struct list_head list;
+	unsigned long addr;
+	struct uc_vspace *vspace;
+};
+
+/**
+ * struct uc_vspace - Virtual space reserved for a run of blocks.
+ * @area:      the reservation, in the module area, 2M aligned.
+ * @nr_blocks: blocks mapped in it; the last one to leave frees it.
+ *             Access under the owning arena's grow_lock.
+ */
+struct uc_vspace {
+	struct vm_struct *area;
+	unsigned long nr_blocks;
 };
 
 /* Counters of the block layer; see uc_block_stat_names[] in block.c. */
@@ -62,7 +82,7 @@ static inline long uc_blocks_held(void)
 	return uc_block_stat(UC_BLOCK_GRABBED) - uc_block_stat(UC_BLOCK_RELEASED);
 }
 
-struct uc_block *uc_block_grab(int nid);
+struct uc_block *uc_block_grab(int nid, int fill);
 int uc_block_release(struct uc_block *block);
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
@@ -70,6 +90,87 @@ static inline unsigned long uc_block_addr(const struct uc_block *block)
 {
 	return (unsigned long)page_address(block->page);
 }
+
+/**
+ * struct unmapped_cache - A user's handle (see include/linux/unmapped_cache.h).
+ * @name:      for statistics.
+ * @perm:      which arenas its chunks come from.
+ * @nr_chunks: live chunks.
+ * @nr_pages:  pages in live chunks.
+ * @list:      in uc_caches; under uc_caches_lock (cache.c).
+ */
+struct unmapped_cache {
+	const char *name;
+	enum unmapped_cache_perm perm;
+	atomic_long_t nr_chunks;
+	atomic_long_t nr_pages;
+	struct list_head list;
+};
+
+/* Counters of an arena; see uc_arena_stat_names[] in arena.c. */
+enum uc_arena_stat {
+	UC_ARENA_ALLOCS,
+	UC_ARENA_FREES,
+	UC_ARENA_REFILLS,
+	UC_ARENA_REFILL_FAILED,
+	UC_ARENA_BLOCKS_IN,
+	UC_ARENA_BLOCKS_OUT,
+	UC_ARENA_BAD_FREES,
+	UC_ARENA_STAT_COUNT,
+};
+
+/**
+ * struct uc_arena - The blocks of one permission on one node.
+ * @perm:      what the chunks may be used for.
+ * @nid:       node the blocks come from.
+ * @lock:      protects @tree; nothing under it sleeps or allocates.
+ * @tree:      free and busy chunks; access under @lock.
+ * @grow_lock: serializes refills and shrinks; taken before @lock.
+ * @blocks:    the blocks, oldest first; access under @grow_lock.
+ * @nr_blocks: length of @blocks; written under @grow_lock.
+ * @stats:     counters, see enum uc_arena_stat.
+ */
+struct uc_arena {
+	enum unmapped_cache_perm perm;
+	int nid;
+	spinlock_t lock;		/* protects tree */
+	struct uc_range_tree tree;
+	struct mutex grow_lock;		/* serializes refill and shrink */
+	struct list_head blocks;
+	unsigned long nr_blocks;
+	atomic_long_t stats[UC_ARENA_STAT_COUNT];
+};
+
+/* What uc_arena_info() reports. */
+struct uc_arena_info {
+	unsigned long nr_blocks;
+	unsigned long free_bytes;
+	unsigned long busy_bytes;
+	unsigned long largest_free;
+};
+
+extern struct uc_arena *uc_arenas[UNMAPPED_CACHE_NR_PERMS][MAX_NUMNODES];
+extern const char *const uc_perm_names[UNMAPPED_CACHE_NR_PERMS];
+extern const char *const uc_arena_stat_names[UC_ARENA_STAT_COUNT];
+
+static inline long uc_arena_stat(struct uc_arena *arena, enum uc_arena_stat item)
+{
+	return atomic_long_read(&arena->stats[item]);
+}
+
+int uc_arenas_init(void);
+struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid);
+struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
+				 unsigned long addr);
+unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
+			     unsigned long align, void *owner, gfp_t gfp);
+int uc_arena_free(struct uc_arena *arena, unsigned long addr,
+		  unsigned long size, void *owner);
+unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep);
+void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
+int uc_arena_check(struct uc_arena *arena);
+bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
+		   unsigned long len, void *owner);
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 extern struct fault_attr fail_unmapped_cache_block;

@@ -26,6 +26,7 @@
 #include <linux/unmapped_cache.h>
 
 #include <asm/set_memory.h>
+#include <asm/text-patching.h>
 
 int arch_unmapped_cache_unmap_block(struct page *page)
 {
@@ -50,23 +51,26 @@ int arch_unmapped_cache_restore_block(struct page *page)
 	return set_memory_p(addr, UNMAPPED_CACHE_BLOCK_PAGES);
 }
 
-void arch_unmapped_cache_direct_map_entry(unsigned long addr,
-					  unsigned long *size, bool *present)
+void arch_unmapped_cache_lookup(unsigned long addr,
+				struct unmapped_cache_entry *entry)
 {
 	unsigned int level;
 	pte_t *pte = lookup_address(addr, &level);
+	pteval_t flags;
 
-	*size = 0;
-	*present = false;
+	memset(entry, 0, sizeof(*entry));
 	if (!pte)
 		return;
 
-	*size = page_level_size(level);
 	/*
 	 * For a large entry lookup_address() returns the PMD or PUD itself;
-	 * its present bit sits where a PTE's does.
+	 * its flag bits sit where a PTE's do.
 	 */
-	*present = pte_flags(*pte) & _PAGE_PRESENT;
+	flags = pte_flags(*pte);
+	entry->size = page_level_size(level);
+	entry->present = flags & _PAGE_PRESENT;
+	entry->writable = flags & _PAGE_RW;
+	entry->exec = !(flags & _PAGE_NX);
 }
 
 void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *counts)
@@ -74,4 +78,24 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
 	counts->pte = direct_map_page_count(PG_LEVEL_4K);
 	counts->pmd = direct_map_page_count(PG_LEVEL_2M);
 	counts->pud = direct_map_page_count(PG_LEVEL_1G);
+}
+
+/*
+ * RO and ROX memory of the cache is written through text_poke's temporary
+ * mm: the target page is mapped writable only in poking_mm, on this CPU,
+ * for the duration of the copy, and the only TLB flush is local.
+ */
+void arch_unmapped_cache_write(void *dst, const void *src, size_t len)
+{
+	text_poke_copy(dst, src, len);
+}
+
+void arch_unmapped_cache_fill(void *dst, int c, size_t len)
+{
+	text_poke_set(dst, c, len);
+}
+
+void arch_unmapped_cache_clear_page(struct page *page)
+{
+	text_poke_clear_page(page);
 }

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arenas: the blocks of one permission on one node, and the chunks carved
+ * from them.
+ *
+ * Address space of an arena
+ * -------------------------
+ *
+ * A NONE arena hands out pages that have no kernel mapping at all, so its
+ * range tree works on physical addresses: a chunk is a run of pages of one
+ * block, and cannot be larger than a block.
+ *
+ * RO, ROX and RW arenas map each block into the module area (so that code
+ * keeps the relocation reach of module text) with its final permission,
+ * using one PMD for the whole block.  Their range tree works on those
+ * virtual addresses.  A refill for a request larger than a block reserves
+ * virtual space for a run of blocks and maps them side by side, so chunks
+ * of several blocks are virtually, not physically, contiguous.  Each
+ * reservation is a struct uc_vspace; it is freed when its last block
+ * leaves the arena.
+ *
+ * What a chunk holds when it is handed out
+ * ----------------------------------------
+ *
+ * A block enters the arena zeroed, except for ROX blocks, which are filled
+ * with INT3 before they leave the direct map.  A freed chunk is scrubbed
+ * before it goes back into the tree: ROX with INT3 and RO with zeroes,
+ * both through text_poke (no writable alias of the memory ever exists), RW
+ * with zeroes through its own mapping.  NONE pages cannot be written on
+ * free (they have no mapping), so they are cleared on allocation through
+ * the temporary poking mm.
+ *
+ * Locking
+ * -------
+ *
+ * arena->lock (spinlock) protects the range tree; nothing under it sleeps
+ * or allocates: the range tree takes preallocated nodes.  arena->grow_lock
+ * (mutex) serializes refills and shrinks, which sleep (taking a block
+ * changes the direct map).  Order: grow_lock, then lock.  Scrubbing a freed
+ * chunk happens with neither held: the chunk is marked as being freed so
+ * that a concurrent double free is still caught.
+ */
+
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <asm/tlbflush.h>
+
+#include "../internal.h"
+#include "internal.h"
+
+/* Owner of a chunk that is being scrubbed on its way back to the tree. */
+#define UC_CHUNK_FREEING	((void *)-1L)
+
+const char *const uc_perm_names[UNMAPPED_CACHE_NR_PERMS] = {
+	[UNMAPPED_CACHE_NONE]	= "none",
+	[UNMAPPED_CACHE_RO]	= "ro",
+	[UNMAPPED_CACHE_ROX]	= "rox",
+	[UNMAPPED_CACHE_RW]	= "rw",
+};
+
+const char *const uc_arena_stat_names[] = {
+	[UC_ARENA_ALLOCS]	= "allocations",
+	[UC_ARENA_FREES]	= "frees",
+	[UC_ARENA_REFILLS]	= "refills",
+	[UC_ARENA_REFILL_FAILED] = "refills failed",
+	[UC_ARENA_BLOCKS_IN]	= "blocks added",
+	[UC_ARENA_BLOCKS_OUT]	= "blocks returned",
+	[UC_ARENA_BAD_FREES]	= "bad frees",
+};
+
+static_assert(ARRAY_SIZE(uc_arena_stat_names) == UC_ARENA_STAT_COUNT);
+
+struct uc_arena *uc_arenas[UNMAPPED_CACHE_NR_PERMS][MAX_NUMNODES];
+
+static inline void uc_arena_count(struct uc_arena *arena,
+				  enum uc_arena_stat item, long nr)
+{
+	atomic_long_add(nr, &arena->stats[item]);
+}
+
+static bool uc_arena_mapped(const struct uc_arena *arena)
+{
+	return arena->perm != UNMAPPED_CACHE_NONE;
+}
+
+static pgprot_t uc_arena_prot(const struct uc_arena *arena)
+{
+	switch (arena->perm) {
+	case UNMAPPED_CACHE_RO:
+		return PAGE_KERNEL_RO;
+	case UNMAPPED_CACHE_ROX:
+		return PAGE_KERNEL_ROX;
+	default:
+		return PAGE_KERNEL;
+	}
+}
+
+/* Virtual space for mapped arenas: the module area where there is one. */
+#ifdef MODULES_VADDR
+#define UC_VSPACE_START	MODULES_VADDR
+#define UC_VSPACE_END	MODULES_END
+#else
+#define UC_VSPACE_START	VMALLOC_START
+#define UC_VSPACE_END	VMALLOC_END
+#endif
+
+/* Map @block at @addr with the arena's permission, one PMD if possible. */
+static int uc_arena_map_block(struct uc_arena *arena, struct uc_block *block,
+			      unsigned long addr, struct page **pages)
+{
+	unsigned long i;
+	int err;
+
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		pages[i] = block->page + i;
+	err = vmap_pages_range_noflush(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE,
+				       uc_arena_prot(arena), pages,
+				       PMD_SHIFT);
+	if (err) {
+		vunmap_range_noflush(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
+		return err;
+	}
+	flush_cache_vmap(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
+	return 0;
+}
+
+static void uc_arena_unmap_block(struct uc_block *block)
+{
+	unsigned long addr = block->addr;
+
+	vunmap_range_noflush(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
+	flush_tlb_kernel_range(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
+/* Drop @block's hold on its virtual space; the last one frees it. */
+static void uc_vspace_put(struct uc_vspace *vspace)
+{
+	if (--vspace->nr_blocks)
+		return;
+	free_vm_area(vspace->area);
+	kfree(vspace);
+}
+
+/*
+ * Give a block that holds no chunk back: out of the tree, unmapped from the
+ * module area, back into the direct map and the page allocator.
+ * Context: grow_lock held; the block's range was removed from the tree.
+ */
+static void uc_arena_drop_block(struct uc_arena *arena, struct uc_block *block)
+{
+	struct uc_vspace *vspace = block->vspace;
+
+	list_del(&block->list);
+	arena->nr_blocks--;
+	if (vspace) {
+		uc_arena_unmap_block(block);
+		uc_vspace_put(vspace);
+	}
+	block->owner = NULL;
+	block->vspace = NULL;
+	if (uc_block_release(block))
+		return;	/* Warned; the block stays out of the page allocator. */
+	uc_arena_count(arena, UC_ARENA_BLOCKS_OUT, 1);
+}
+
+/* Undo the blocks a failed refill took (see uc_arena_grow()). */
+static void uc_arena_unwind(struct list_head *added)
+{
+	struct uc_block *block, *next;
+
+	list_for_each_entry_safe(block, next, added, list) {
+		list_del(&block->list);
+		if (block->vspace) {
+			uc_arena_unmap_block(block);
+			block->vspace->nr_blocks--;
+		}
+		block->owner = NULL;
+		block->vspace = NULL;
+		uc_block_release(block);
+	}
+}
+
+/* Take one block for @arena; fresh ROX blocks are filled with traps. */
+static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
+					    struct list_head *added)
+{
+	int fill = arena->perm == UNMAPPED_CACHE_ROX ?
+		   ARCH_UNMAPPED_CACHE_TRAP_BYTE : 0;
+	struct uc_block *block = uc_block_grab(arena->nid, fill);
+
+	if (block) {
+		block->owner = arena;
+		list_add_tail(&block->list, added);
+	}
+	return block;
+}
+
+/*
+ * Add blocks enough for @size bytes at @align to the arena: one block for
+ * a NONE arena; for a mapped arena, a run of blocks mapped side by side in
+ * one reservation of virtual space.
+ * Context: grow_lock held; may sleep.
+ */
+static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
+			 unsigned long align)
+{
+	unsigned long nr = DIV_ROUND_UP(size, UNMAPPED_CACHE_BLOCK_SIZE);
+	struct uc_vspace *vspace = NULL;
+	struct uc_range *node;
+	struct uc_block *block;
+	struct page **pages;
+	unsigned long i, start;
+	LIST_HEAD(added);
+	int err = -ENOMEM;
+
+	lockdep_assert_held(&arena->grow_lock);
+	uc_arena_count(arena, UC_ARENA_REFILLS, 1);
+
+	if (!uc_arena_mapped(arena) &&
+	    (nr > 1 || align > UNMAPPED_CACHE_BLOCK_SIZE)) {
+		err = -E2BIG;
+		goto err_count;
+	}
+	node = uc_range_node_alloc(GFP_KERNEL);
+	if (!node)
+		goto err_count;
+
+	if (!uc_arena_mapped(arena)) {
+		block = uc_arena_take_block(arena, &added);
+		if (!block)
+			goto err_free_node;
+		block->addr = PFN_PHYS(page_to_pfn(block->page));
+		start = block->addr;
+		goto add;
+	}
+
+	vspace = kzalloc(sizeof(*vspace), GFP_KERNEL);
+	if (!vspace)
+		goto err_free_node;
+	vspace->area = get_vm_area_align(nr * UNMAPPED_CACHE_BLOCK_SIZE,
+					 max(align, UNMAPPED_CACHE_BLOCK_SIZE),
+					 VM_MAP | VM_NO_GUARD,
+					 UC_VSPACE_START, UC_VSPACE_END,
+					 arena->nid, __builtin_return_address(0));
+	if (!vspace->area)
+		goto err_free_vspace;
+	pages = kvmalloc_array(UNMAPPED_CACHE_BLOCK_PAGES, sizeof(*pages),
+			       GFP_KERNEL);
+	if (!pages)
+		goto err_free_area;
+
+	start = (unsigned long)vspace->area->addr;
+	for (i = 0; i < nr; i++) {
+		block = uc_arena_take_block(arena, &added);
+		if (!block)
+			break;
+		block->addr = start + i * UNMAPPED_CACHE_BLOCK_SIZE;
+		block->vspace = vspace;
+		vspace->nr_blocks++;
+		if (uc_arena_map_block(arena, block, block->addr, pages)) {
+			/* Not mapped: do not let the unwind unmap it. */
+			list_del(&block->list);
+			vspace->nr_blocks--;
+			block->owner = NULL;
+			block->vspace = NULL;
+			uc_block_release(block);
+			break;
+		}
+	}
+	kvfree(pages);
+	if (i < nr)
+		goto err_unwind;
+
+add:
+	spin_lock(&arena->lock);
+	err = uc_range_add(&arena->tree, start, nr * UNMAPPED_CACHE_BLOCK_SIZE,
+			   &node);
+	spin_unlock(&arena->lock);
+	if (WARN_ON_ONCE(err))
+		goto err_unwind;
+
+	arena->nr_blocks += nr;
+	list_splice_tail(&added, &arena->blocks);
+	uc_arena_count(arena, UC_ARENA_BLOCKS_IN, nr);
+	return 0;
+
+err_unwind:
+	uc_arena_unwind(&added);
+	err = -ENOMEM;
+	if (!vspace)
+		goto err_free_node;
+err_free_area:
+	free_vm_area(vspace->area);
+err_free_vspace:
+	kfree(vspace);
+err_free_node:
+	if (node)
+		uc_range_node_free(node);
+err_count:
+	uc_arena_count(arena, UC_ARENA_REFILL_FAILED, 1);
+	return err;
+}
+
+/**
+ * uc_arena_alloc() - Carve a chunk out of an arena.
+ * @arena: the arena.
+ * @size:  bytes, a multiple of PAGE_SIZE.
+ * @align: alignment, a power of two, at least PAGE_SIZE.
+ * @owner: the cache the chunk belongs to; checked on free.
+ * @gfp:   GFP_KERNEL to allow a refill; without __GFP_DIRECT_RECLAIM only
+ *         the free space the arena already has is used.
+ *
+ * Context: Process context when a refill is allowed; any context otherwise.
+ * Return: the address of the chunk (virtual, or physical for a NONE arena),
+ * or 0.  The chunk is zeroed (INT3-filled for ROX), except for NONE chunks,
+ * which the caller clears.
+ */
+unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
+			     unsigned long align, void *owner, gfp_t gfp)
+{
+	struct uc_range *spare[UC_RANGE_SPARES] = { };
+	struct uc_range *chunk = NULL;
+	int attempt;
+
+	if (uc_range_spares_fill(spare, gfp & GFP_RECLAIM_MASK))
+		goto out;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		spin_lock(&arena->lock);
+		chunk = uc_range_alloc(&arena->tree, size, align, owner, spare);
+		spin_unlock(&arena->lock);
+		if (chunk || !gfpflags_allow_blocking(gfp))
+			break;
+
+		mutex_lock(&arena->grow_lock);
+		if (uc_arena_grow(arena, size, align)) {
+			mutex_unlock(&arena->grow_lock);
+			break;
+		}
+		mutex_unlock(&arena->grow_lock);
+		/* Somebody else may take the new space first: retry. */
+		if (uc_range_spares_fill(spare, gfp & GFP_RECLAIM_MASK))
+			break;
+	}
+out:
+	uc_range_spares_release(spare);
+	if (!chunk)
+		return 0;
+	uc_arena_count(arena, UC_ARENA_ALLOCS, 1);
+	return chunk->start;
+}
+
+/* Make a freed chunk safe for its next owner; see the top of this file. */
+static void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
+			   unsigned long size)
+{
+	switch (arena->perm) {
+	case UNMAPPED_CACHE_ROX:
+		arch_unmapped_cache_fill((void *)addr, ARCH_UNMAPPED_CACHE_TRAP_BYTE,
+					 size);
+		break;
+	case UNMAPPED_CACHE_RO:
+		arch_unmapped_cache_fill((void *)addr, 0, size);
+		break;
+	case UNMAPPED_CACHE_RW:
+		memset((void *)addr, 0, size);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * uc_arena_free() - Give a chunk back to its arena.
+ * @arena: the arena the chunk came from.
+ * @addr:  its address, as uc_arena_alloc() returned it.
+ * @size:  its size, as passed to uc_arena_alloc().
+ * @owner: the cache it was allocated for.
+ *
+ * A chunk that is not live (double free, foreign address), an address in
+ * the middle of a chunk, a wrong size or a wrong owner is refused with a
+ * warning and the arena is left as it was.
+ *
+ * Context: Process context for RO and ROX arenas (the scrub goes through
+ * text_poke, which takes a mutex); any context for the others.
+ * Return: 0, or -EINVAL for a refused free.
+ */
+int uc_arena_free(struct uc_arena *arena, unsigned long addr,
+		  unsigned long size, void *owner)
+{
+	struct uc_range *chunk;
+
+	spin_lock(&arena->lock);
+	chunk = uc_range_find_busy(&arena->tree, addr);
+	if (WARN_ON_ONCE(!chunk || chunk->owner != owner || chunk->size != size)) {
+		spin_unlock(&arena->lock);
+		uc_arena_count(arena, UC_ARENA_BAD_FREES, 1);
+		return -EINVAL;
+	}
+	chunk->owner = UC_CHUNK_FREEING;
+	spin_unlock(&arena->lock);
+
+	uc_arena_scrub(arena, addr, size);
+
+	spin_lock(&arena->lock);
+	uc_range_free(&arena->tree, chunk);
+	spin_unlock(&arena->lock);
+	uc_arena_count(arena, UC_ARENA_FREES, 1);
+	return 0;
+}
+
+/**
+ * uc_arena_shrink() - Give fully free blocks back to the page allocator.
+ * @arena: the arena.
+ * @keep:  number of blocks to keep, free or not.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of blocks given back.
+ */
+unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep)
+{
+	struct uc_range *spare[UC_RANGE_SPARES] = { };
+	struct uc_block *block, *next;
+	unsigned long freed = 0;
+	int err;
+
+	guard(mutex)(&arena->grow_lock);
+	list_for_each_entry_safe_reverse(block, next, &arena->blocks, list) {
+		if (arena->nr_blocks <= keep)
+			break;
+		if (uc_range_spares_fill(spare, GFP_KERNEL))
+			break;
+		spin_lock(&arena->lock);
+		err = uc_range_remove(&arena->tree, block->addr,
+				      UNMAPPED_CACHE_BLOCK_SIZE, spare);
+		spin_unlock(&arena->lock);
+		if (err)
+			continue;	/* -EBUSY: a chunk is live in it */
+		uc_arena_drop_block(arena, block);
+		freed++;
+	}
+	uc_range_spares_release(spare);
+	return freed;
+}
+
+/**
+ * uc_arena_lookup() - Find the arena and block that own an address.
+ * @perm: permission of the arena to look in.
+ * @addr: virtual address for mapped arenas, physical for NONE.
+ *
+ * Context: Any context for NONE; for mapped arenas, any context that may
+ * call vmalloc_to_page().
+ * Return: the arena, or NULL if @addr is not in a block of an arena of
+ * that permission.
+ */
+struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
+				 unsigned long addr)
+{
+	struct uc_block *block;
+	struct uc_arena *arena;
+	unsigned long pfn;
+
+	if (perm == UNMAPPED_CACHE_NONE) {
+		pfn = PHYS_PFN(addr);
+	} else {
+		struct page *page;
+
+		if (!is_vmalloc_or_module_addr((void *)addr))
+			return NULL;
+		page = vmalloc_to_page((void *)addr);
+		if (!page)
+			return NULL;
+		pfn = page_to_pfn(page);
+	}
+	block = uc_block_lookup(pfn);
+	if (!block)
+		return NULL;
+	arena = READ_ONCE(block->owner);
+	if (!arena || arena->perm != perm)
+		return NULL;
+	return arena;
+}
+
+/**
+ * uc_arena_get() - The arena of a permission on a node.
+ * @perm: permission.
+ * @nid:  node, or NUMA_NO_NODE for the local memory node.
+ *
+ * Return: the arena, or NULL if the node has no memory (or no arena could
+ * be set up for it at boot).
+ */
+struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid)
+{
+	if (nid == NUMA_NO_NODE)
+		nid = numa_mem_id();
+	if (WARN_ON_ONCE(perm >= UNMAPPED_CACHE_NR_PERMS || nid < 0 ||
+			 nid >= MAX_NUMNODES))
+		return NULL;
+	return uc_arenas[perm][nid];
+}
+
+/**
+ * uc_arena_info() - Snapshot of an arena's state, for debugfs and tests.
+ * @arena: the arena.
+ * @info:  filled in.
+ */
+void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info)
+{
+	spin_lock(&arena->lock);
+	info->free_bytes = arena->tree.free_bytes;
+	info->busy_bytes = arena->tree.busy_bytes;
+	info->largest_free = uc_range_largest_free(&arena->tree);
+	spin_unlock(&arena->lock);
+	info->nr_blocks = READ_ONCE(arena->nr_blocks);
+}
+
+/**
+ * uc_arena_owns() - Whether a range lies in one live chunk of an owner.
+ * @arena: the arena.
+ * @addr:  start of the range.
+ * @len:   its length in bytes, not zero.
+ * @owner: the cache that must own the chunk.
+ *
+ * Context: Any context.
+ * Return: true if [@addr, @addr + @len) is inside one live chunk of @owner.
+ */
+bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
+		   unsigned long len, void *owner)
+{
+	struct uc_range *chunk;
+	bool ret = false;
+
+	if (!len || addr + len < addr)
+		return false;
+	spin_lock(&arena->lock);
+	chunk = uc_range_find_busy_containing(&arena->tree, addr);
+	if (chunk && chunk->owner == owner &&
+	    addr + len <= chunk->start + chunk->size)
+		ret = true;
+	spin_unlock(&arena->lock);
+	return ret;
+}
+
+/* Run the range tree's consistency check (tests and debugging). */
+int uc_arena_check(struct uc_arena *arena)
+{
+	int err;
+
+	spin_lock(&arena->lock);
+	err = uc_range_tree_check(&arena->tree);
+	spin_unlock(&arena->lock);
+	return err;
+}
+
+int __init uc_arenas_init(void)
+{
+	enum unmapped_cache_perm perm;
+	struct uc_arena *arena;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+			arena = kzalloc_node(sizeof(*arena), GFP_KERNEL, nid);
+			if (!arena)
+				return -ENOMEM;
+			arena->perm = perm;
+			arena->nid = nid;
+			spin_lock_init(&arena->lock);
+			mutex_init(&arena->grow_lock);
+			INIT_LIST_HEAD(&arena->blocks);
+			uc_range_tree_init(&arena->tree);
+			uc_arenas[perm][nid] = arena;
+		}
+	}
+	return 0;
+}

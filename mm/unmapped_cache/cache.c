@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The public interface of the unmapped cache: caches, the handles users
+ * allocate through.
+ *
+ * A cache is a name, a permission and counters.  It owns no memory of its
+ * own: its chunks come from the arena of its permission on the node asked
+ * for, and every chunk records the cache it was allocated for, so that a
+ * free through the wrong cache is caught.  Caches of the same permission
+ * share blocks.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/bug.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/unmapped_cache.h>
+
+#include "internal.h"
+
+/* Largest chunk: 16 MiB is what the callers need (big BPF programs). */
+#define UC_MAX_CHUNK	SZ_16M
+
+static LIST_HEAD(uc_caches);		/* under uc_caches_lock */
+static DEFINE_MUTEX(uc_caches_lock);
+
+/**
+ * unmapped_cache_create() - Create a cache.
+ * @name: name for statistics; the string must outlive the cache.
+ * @perm: what its memory may be used for.
+ *
+ * Context: Process context; may sleep.
+ * Return: the cache, or NULL if the unmapped cache is not usable (see
+ * unmapped_cache_enabled()), @perm is invalid, or memory is short.
+ */
+struct unmapped_cache *unmapped_cache_create(const char *name,
+					     enum unmapped_cache_perm perm)
+{
+	struct unmapped_cache *cache;
+
+	if (WARN_ON_ONCE(perm >= UNMAPPED_CACHE_NR_PERMS || !name))
+		return NULL;
+	if (!unmapped_cache_enabled())
+		return NULL;
+
+	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
+	if (!cache)
+		return NULL;
+	cache->name = name;
+	cache->perm = perm;
+
+	guard(mutex)(&uc_caches_lock);
+	list_add_tail(&cache->list, &uc_caches);
+	return cache;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_create);
+
+/**
+ * unmapped_cache_destroy() - Destroy a cache.
+ * @cache: the cache, or NULL.
+ *
+ * The cache must have no live chunks.  If it has, it warns and leaves the
+ * chunks (and the cache) allocated: memory that is still in use is never
+ * handed to anybody else.
+ *
+ * Context: Process context; may sleep.
+ */
+void unmapped_cache_destroy(struct unmapped_cache *cache)
+{
+	if (!cache)
+		return;
+	if (WARN(atomic_long_read(&cache->nr_chunks),
+		 "unmapped_cache: %s destroyed with %ld live chunks\n",
+		 cache->name, atomic_long_read(&cache->nr_chunks)))
+		return;
+
+	mutex_lock(&uc_caches_lock);
+	list_del(&cache->list);
+	mutex_unlock(&uc_caches_lock);
+	kfree(cache);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_destroy);
+
+static bool uc_size_ok(struct unmapped_cache *cache, size_t size)
+{
+	size_t max = cache->perm == UNMAPPED_CACHE_NONE ?
+		     UNMAPPED_CACHE_BLOCK_SIZE : UC_MAX_CHUNK;
+
+	return size && size <= max;
+}
+
+/**
+ * unmapped_cache_alloc_node() - Allocate a chunk on a node.
+ * @cache: an RO, ROX or RW cache.
+ * @size:  bytes, rounded up to whole pages; 1 byte to 16 MiB.
+ * @align: alignment, a power of two; values below PAGE_SIZE mean PAGE_SIZE.
+ * @nid:   node, or NUMA_NO_NODE for the local memory node.
+ * @gfp:   GFP_KERNEL, or GFP_ATOMIC/GFP_NOWAIT to use only the space the
+ *         arena already has (no refill).
+ *
+ * The chunk is mapped in the module area with the cache's permission and
+ * has no present direct-map entry.  It is zeroed (RO, RW) or filled with
+ * trap instructions (ROX).  Write RO and ROX chunks with
+ * unmapped_cache_write().
+ *
+ * Context: Process context with GFP_KERNEL; any context otherwise.
+ * Return: the chunk, or NULL.
+ */
+void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
+				unsigned long align, int nid, gfp_t gfp)
+{
+	struct uc_arena *arena;
+	unsigned long addr;
+
+	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
+		return NULL;
+	if (WARN_ON_ONCE(!uc_size_ok(cache, size) ||
+			 (align && !is_power_of_2(align))))
+		return NULL;
+	arena = uc_arena_get(cache->perm, nid);
+	if (!arena)
+		return NULL;
+
+	size = PAGE_ALIGN(size);
+	addr = uc_arena_alloc(arena, size, max(align, PAGE_SIZE), cache, gfp);
+	if (!addr)
+		return NULL;
+	atomic_long_inc(&cache->nr_chunks);
+	atomic_long_add(size >> PAGE_SHIFT, &cache->nr_pages);
+	return (void *)addr;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_alloc_node);
+
+/**
+ * unmapped_cache_alloc() - Allocate a chunk.
+ * @cache: an RO, ROX or RW cache.
+ * @size:  bytes, rounded up to whole pages; 1 byte to 16 MiB.
+ * @gfp:   as for unmapped_cache_alloc_node().
+ *
+ * Page aligned, on the local memory node; see unmapped_cache_alloc_node().
+ *
+ * Context: Process context with GFP_KERNEL; any context otherwise.
+ * Return: the chunk, or NULL.
+ */
+void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
+{
+	return unmapped_cache_alloc_node(cache, size, PAGE_SIZE, NUMA_NO_NODE,
+					 gfp);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_alloc);
+
+/**
+ * unmapped_cache_free() - Free a chunk.
+ * @cache: the cache it was allocated from.
+ * @addr:  the chunk, or NULL.
+ * @size:  the size it was allocated with.
+ *
+ * The chunk is scrubbed (trap-filled for ROX, zeroed otherwise) before it
+ * can be handed out again.  A pointer the cache did not return, a pointer
+ * into the middle of a chunk, a second free, a wrong size or the wrong
+ * cache is refused with a warning; nothing is freed then.
+ *
+ * Context: Process context for RO and ROX caches (the scrub writes through
+ * text_poke); any context for RW.
+ */
+void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
+{
+	struct uc_arena *arena;
+
+	if (!addr)
+		return;
+	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
+		return;
+	arena = uc_arena_lookup(cache->perm, (unsigned long)addr);
+	if (WARN_ON_ONCE(!arena))
+		return;
+	if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size), cache))
+		return;
+	atomic_long_dec(&cache->nr_chunks);
+	atomic_long_sub(PAGE_ALIGN(size) >> PAGE_SHIFT, &cache->nr_pages);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_free);
+
+/**
+ * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
+ * @cache: a NONE cache.
+ * @gfp:   GFP_KERNEL (the page is cleared through a temporary mapping,
+ *         which sleeps).
+ *
+ * The page is zeroed, has a reference count of one that belongs to the
+ * caller until unmapped_cache_free_page(), and has no present direct-map
+ * entry: the caller maps it where it needs it (in user space, say) and must
+ * not expect page_address() to work.
+ *
+ * Context: Process context; may sleep.
+ * Return: the page, or NULL.
+ */
+struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
+{
+	struct uc_arena *arena;
+	struct page *page;
+	unsigned long phys;
+
+	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+		return NULL;
+	if (WARN_ON_ONCE(!gfpflags_allow_blocking(gfp)))
+		return NULL;
+	arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	if (!arena)
+		return NULL;
+
+	phys = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, cache, gfp);
+	if (!phys)
+		return NULL;
+	page = pfn_to_page(PHYS_PFN(phys));
+	arch_unmapped_cache_clear_page(page);
+	atomic_long_inc(&cache->nr_chunks);
+	atomic_long_inc(&cache->nr_pages);
+	return page;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_alloc_page);
+
+/**
+ * unmapped_cache_free_page() - Free a page of a NONE cache.
+ * @cache: the cache it was allocated from.
+ * @page:  the page, or NULL.
+ *
+ * The caller must have dropped every reference it took on the page besides
+ * the one unmapped_cache_alloc_page() gave it.  A page that is still
+ * referenced, or that the cache did not hand out, is refused with a
+ * warning.
+ *
+ * Context: Any context.
+ */
+void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
+{
+	unsigned long phys;
+	struct uc_arena *arena;
+
+	if (!page)
+		return;
+	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+		return;
+	phys = PFN_PHYS(page_to_pfn(page));
+	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys);
+	if (WARN_ON_ONCE(!arena || page_ref_count(page) != 1))
+		return;
+	if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
+		return;
+	atomic_long_dec(&cache->nr_chunks);
+	atomic_long_dec(&cache->nr_pages);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
+
+/**
+ * unmapped_cache_write() - Copy into a chunk of a cache.
+ * @cache: the cache the chunk belongs to.
+ * @dst:   destination inside one live chunk of @cache.
+ * @src:   source.
+ * @len:   bytes; [@dst, @dst + @len) must not leave the chunk.
+ *
+ * The only way to write RO and ROX chunks: the copy goes through a
+ * temporary mapping that only this CPU sees, so no writable alias of the
+ * memory ever exists.  RW chunks are copied into directly.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or -EINVAL if the range is not inside one live chunk of
+ * @cache (with a warning), -EOPNOTSUPP for a NONE cache.
+ */
+int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
+			 const void *src, size_t len)
+{
+	struct uc_arena *arena;
+
+	if (WARN_ON_ONCE(!cache))
+		return -EINVAL;
+	if (cache->perm == UNMAPPED_CACHE_NONE)
+		return -EOPNOTSUPP;
+	if (!len)
+		return 0;
+	arena = uc_arena_lookup(cache->perm, (unsigned long)dst);
+	if (WARN_ON_ONCE(!arena ||
+			 !uc_arena_owns(arena, (unsigned long)dst, len, cache)))
+		return -EINVAL;
+
+	if (cache->perm == UNMAPPED_CACHE_RW)
+		memcpy(dst, src, len);
+	else
+		arch_unmapped_cache_write(dst, src, len);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_write);
