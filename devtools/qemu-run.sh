@@ -6,7 +6,8 @@
 #                     root file system (needed for bpftrace), instead of the
 #                     generated initramfs
 #   --append "ARGS"   extra kernel parameters (may be repeated)
-#   --smp N           vCPUs (default 2)          --mem MB   (default 2048)
+#   --smp N           vCPUs (default 2; 4 for the kunit job)
+#   --mem MB          guest memory (default 2048)
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostroot) hostroot=1 ;;
 	--append) append="$append $2"; shift ;;
-	--smp) smp=$2; shift ;;
+	--smp) smp=$2; smp_set=1; shift ;;
 	--mem) mem=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
@@ -47,6 +48,8 @@ mkdir -p "$UC_GUEST/logs"
 
 cmdline="console=ttyS0 panic=-1 uc.job=$job"
 if [ "$job" = kunit ]; then
+	# The magazine stress test wants a kthread on each of 4 CPUs.
+	[ "$smp_set" = 1 ] || smp=4
 	cmdline="$cmdline kunit.enable=1 kunit.filter_glob=unmapped_cache*"
 else
 	cmdline="$cmdline kunit.enable=0"

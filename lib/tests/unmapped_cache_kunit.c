@@ -21,6 +21,8 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/pfn.h>
+#include <linux/cpu.h>
+#include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/set_memory.h>
 #include <linux/sizes.h>
@@ -751,7 +753,10 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
-/* With nothing live, shrinking gives every block back to the page allocator. */
+/*
+ * With nothing live, a drain (magazines, depot, then the arena's free
+ * blocks) gives every block back to the page allocator.
+ */
 static void arena_shrink_returns_free_blocks(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_ROX);
@@ -766,12 +771,13 @@ static void arena_shrink_returns_free_blocks(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
 	/* A live chunk keeps its blocks. */
-	uc_arena_shrink(arena, 0);
+	uc_drain();
 	uc_arena_info(arena, &info);
 	KUNIT_EXPECT_GE(test, info.nr_blocks, 3);
 
+	/* Magazines hold rounds of earlier tests: drain empties them too. */
 	unmapped_cache_free(cache, p, 3 * UNMAPPED_CACHE_BLOCK_SIZE);
-	uc_arena_shrink(arena, 0);
+	uc_drain();
 	uc_arena_info(arena, &info);
 	KUNIT_EXPECT_EQ(test, info.nr_blocks, 0);
 	KUNIT_EXPECT_EQ(test, info.free_bytes, 0);
@@ -794,6 +800,221 @@ static struct kunit_suite uc_arena_test_suite = {
 	.test_cases = uc_arena_test_cases,
 };
 
+/*
+ * Magazines, depot, drain, CPU hotplug.
+ */
+
+/*
+ * After warm-up, single-page alloc/free pairs on one CPU are served by the
+ * magazines alone: no depot lock, no arena traffic (DESIGN I9).
+ */
+static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena;
+	unsigned long locked, allocs, frees, hits;
+	void *p[8];
+	int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	migrate_disable();
+	arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	for (j = 0; j < 8; j++) {
+		p[j] = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+		if (!p[j])
+			break;
+	}
+	for (i = 0; i < j; i++)
+		unmapped_cache_free(cache, p[i], PAGE_SIZE);
+	if (j < 8) {
+		migrate_enable();
+		KUNIT_FAIL(test, "warm-up allocation failed");
+		return;
+	}
+
+	locked = READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]);
+	allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS);
+	frees = uc_arena_stat(arena, UC_ARENA_FREES);
+	hits = uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
+	for (i = 0; i < 10000; i++) {
+		void *q = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+
+		if (!q)
+			break;
+		unmapped_cache_free(cache, q, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]), locked);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_ALLOCS), allocs);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_FREES), frees);
+	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_ALLOC_HIT), hits + 10000);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, i, 10000);
+}
+
+#define UC_STRESS_OPS		100000
+#define UC_STRESS_LIVE		256
+
+struct uc_stress {
+	struct unmapped_cache *cache;
+	struct completion done;
+	unsigned long ops, failed_allocs, corrupt, bad_writes;
+	int cpu;
+};
+
+/* One CPU's share: random single- and multi-page allocations and frees. */
+static int uc_stress_fn(void *data)
+{
+	struct uc_stress *st = data;
+	struct { u64 *p; size_t size; } *live;
+	unsigned long i, last;
+	int slot;
+	u64 stamp;
+
+	live = kcalloc(UC_STRESS_LIVE, sizeof(*live), GFP_KERNEL);
+	if (!live) {
+		st->failed_allocs++;
+		complete(&st->done);
+		return 0;
+	}
+
+	for (i = 0; i < UC_STRESS_OPS; i++) {
+		slot = get_random_u32_below(UC_STRESS_LIVE);
+		stamp = (u64)st->cpu << 32 | slot;
+		if (live[slot].p) {
+			last = live[slot].size / sizeof(u64) - 1;
+			/* The stamps are intact: nobody else was given it. */
+			if (live[slot].p[0] != stamp || live[slot].p[last] != stamp)
+				st->corrupt++;
+			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
+			live[slot].p = NULL;
+		} else {
+			size_t pages = get_random_u32_below(4) ? 1 :
+				       get_random_u32_below(16) + 2;
+
+			live[slot].size = pages * PAGE_SIZE;
+			live[slot].p = unmapped_cache_alloc(st->cache, live[slot].size,
+							    GFP_KERNEL);
+			if (!live[slot].p) {
+				st->failed_allocs++;
+				continue;
+			}
+			last = live[slot].size / sizeof(u64) - 1;
+			if (live[slot].p[0] || live[slot].p[last])
+				st->bad_writes++;	/* not zeroed */
+			live[slot].p[0] = stamp;
+			live[slot].p[last] = stamp;
+		}
+		st->ops++;
+		if (!(i % 1024))
+			cond_resched();
+	}
+	for (slot = 0; slot < UC_STRESS_LIVE; slot++)
+		if (live[slot].p)
+			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
+	kfree(live);
+	complete(&st->done);
+	return 0;
+}
+
+/*
+ * One kthread per online CPU, 100000 random operations each on one shared
+ * RW cache.  Every chunk arrives zeroed and keeps its stamp until freed;
+ * after the final drain every block is back and no direct-map entry was
+ * split.  Run with lockdep to check the locking (the debug kernel).
+ */
+static void mag_stress_all_cpus(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache_dm_counts before, after;
+	unsigned long ops = 0, fails = 0, corrupt = 0, dirty = 0;
+	struct task_struct *task;
+	struct uc_stress *st;
+	int cpu, n = 0, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	if (num_online_cpus() < 4)
+		kunit_info(test, "only %u CPUs online (want at least 4)\n",
+			   num_online_cpus());
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	for_each_online_cpu(cpu) {
+		st[n].cache = cache;
+		st[n].cpu = cpu;
+		init_completion(&st[n].done);
+		task = kthread_create(uc_stress_fn, &st[n], "uc_stress/%d", cpu);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&st[i].done);
+		ops += st[i].ops;
+		fails += st[i].failed_allocs;
+		corrupt += st[i].corrupt;
+		dirty += st[i].bad_writes;
+	}
+	kunit_info(test, "%d threads, %lu operations\n", n, ops);
+	KUNIT_EXPECT_GE(test, ops, (unsigned long)n * UC_STRESS_OPS * 9 / 10);
+	KUNIT_EXPECT_EQ(test, fails, 0);
+	KUNIT_EXPECT_EQ(test, corrupt, 0);
+	KUNIT_EXPECT_EQ(test, dirty, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&cache->nr_chunks), 0);
+
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+}
+
+/* A CPU going offline gives its magazines to the depot. */
+static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct uc_mag_cpu *mc;
+	int cpu = cpumask_last(cpu_online_mask);
+	void *p[UC_MAG_ROUNDS * 2];
+	int i, err;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	if (cpu == 0 || !IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs a second CPU that can go offline");
+
+	/* Fill that CPU's magazines: allocate and free from it. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		unmapped_cache_free(cache, p[i], PAGE_SIZE);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	mc = per_cpu_ptr(arena->mags, cpu);
+	KUNIT_EXPECT_NOT_NULL(test, mc->loaded);
+
+	err = remove_cpu(cpu);
+	if (err)
+		kunit_skip(test, "remove_cpu(%d) failed: %d", cpu, err);
+	KUNIT_EXPECT_NULL(test, mc->loaded);
+	KUNIT_EXPECT_NULL(test, mc->previous);
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+}
+
+static struct kunit_case uc_mag_test_cases[] = {
+	KUNIT_CASE(mag_fast_path_takes_no_depot_lock),
+	KUNIT_CASE(mag_cpu_offline_gives_magazines_back),
+	KUNIT_CASE_SLOW(mag_stress_all_cpus),
+	{}
+};
+
+static struct kunit_suite uc_mag_test_suite = {
+	.name = "unmapped_cache_magazine",
+	.init = uc_block_test_init,
+	.test_cases = uc_mag_test_cases,
+};
+
 static struct kunit_case uc_block_test_cases[] = {
 	KUNIT_CASE(block_grab_takes_aligned_unmovable_block),
 	KUNIT_CASE(block_grab_removes_one_pmd),
@@ -812,7 +1033,8 @@ static struct kunit_suite uc_block_test_suite = {
 	.test_cases = uc_block_test_cases,
 };
 
-kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite);
+kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
+		  &uc_mag_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

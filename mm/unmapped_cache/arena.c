@@ -354,8 +354,8 @@ out:
 }
 
 /* Make a freed chunk safe for its next owner; see the top of this file. */
-static void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
-			   unsigned long size)
+void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
+		    unsigned long size)
 {
 	switch (arena->perm) {
 	case UNMAPPED_CACHE_ROX:
@@ -413,25 +413,55 @@ int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 }
 
 /**
- * uc_arena_shrink() - Give fully free blocks back to the page allocator.
+ * uc_arena_free_round() - Give a magazine round back to the tree.
  * @arena: the arena.
- * @keep:  number of blocks to keep, free or not.
+ * @addr:  a single-page chunk owned by the magazine layer, already scrubbed.
+ *
+ * Context: Any context.
+ */
+void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
+{
+	struct uc_range *chunk;
+
+	spin_lock(&arena->lock);
+	chunk = uc_range_find_busy(&arena->tree, addr);
+	if (WARN_ON_ONCE(!chunk || chunk->owner != UC_OWNER_MAG ||
+			 chunk->size != PAGE_SIZE)) {
+		spin_unlock(&arena->lock);
+		return;
+	}
+	uc_range_free(&arena->tree, chunk);
+	spin_unlock(&arena->lock);
+}
+
+/**
+ * uc_arena_shrink() - Give fully free blocks back to the page allocator.
+ * @arena:   the arena.
+ * @keep:    number of blocks to keep, free or not.
+ * @trylock: do nothing if a refill or shrink is under way (the shrinker
+ *           may run from reclaim inside a refill of this very arena).
  *
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
-unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep)
+unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
+			      bool trylock)
 {
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
 	struct uc_block *block, *next;
 	unsigned long freed = 0;
 	int err;
 
-	guard(mutex)(&arena->grow_lock);
+	if (trylock) {
+		if (!mutex_trylock(&arena->grow_lock))
+			return 0;
+	} else {
+		mutex_lock(&arena->grow_lock);
+	}
 	list_for_each_entry_safe_reverse(block, next, &arena->blocks, list) {
 		if (arena->nr_blocks <= keep)
 			break;
-		if (uc_range_spares_fill(spare, GFP_KERNEL))
+		if (uc_range_spares_fill(spare, trylock ? GFP_NOWAIT : GFP_KERNEL))
 			break;
 		spin_lock(&arena->lock);
 		err = uc_range_remove(&arena->tree, block->addr,
@@ -442,7 +472,29 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep)
 		uc_arena_drop_block(arena, block);
 		freed++;
 	}
+	mutex_unlock(&arena->grow_lock);
 	uc_range_spares_release(spare);
+	return freed;
+}
+
+/**
+ * uc_shrink_all() - Shrink every arena.
+ * @keep:    blocks each arena keeps.
+ * @trylock: as for uc_arena_shrink().
+ *
+ * Return: the number of blocks given back.
+ */
+unsigned long uc_shrink_all(unsigned long keep, bool trylock)
+{
+	enum unmapped_cache_perm perm;
+	unsigned long freed = 0;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY)
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
+			if (uc_arenas[perm][nid])
+				freed += uc_arena_shrink(uc_arenas[perm][nid],
+							 keep, trylock);
 	return freed;
 }
 
@@ -572,6 +624,10 @@ int __init uc_arenas_init(void)
 			mutex_init(&arena->grow_lock);
 			INIT_LIST_HEAD(&arena->blocks);
 			uc_range_tree_init(&arena->tree);
+			if (uc_mag_init_arena(arena)) {
+				kfree(arena);
+				return -ENOMEM;
+			}
 			uc_arenas[perm][nid] = arena;
 		}
 	}

@@ -85,6 +85,46 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_destroy);
 
+/*
+ * Single pages go through the magazines: a round from this CPU's magazines,
+ * or on a miss one page from the arena, which becomes a round (owned by the
+ * magazine layer in the range tree, tagged with @cache in its page).
+ */
+static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
+					  struct uc_arena *arena, gfp_t gfp)
+{
+	unsigned long addr = uc_mag_alloc(arena, cache);
+
+	if (addr)
+		return addr;
+	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
+	if (addr)
+		uc_round_tag(arena, addr, cache);
+	return addr;
+}
+
+/*
+ * Free a single page handed out as a round: scrub it, then into this CPU's
+ * magazines or, when they have no room, back to the tree.  False if @addr
+ * is not a round of @cache; the caller then takes the checked slow path,
+ * which warns.
+ */
+static bool uc_cache_free_round(struct unmapped_cache *cache,
+				struct uc_arena *arena, unsigned long addr)
+{
+	int ret;
+
+	if (!uc_round_owned_by(arena, addr, cache))
+		return false;
+	uc_arena_scrub(arena, addr, PAGE_SIZE);
+	ret = uc_mag_free(arena, addr, cache);
+	if (ret < 0)
+		return false;
+	if (!ret)
+		uc_arena_free_round(arena, addr);
+	return true;
+}
+
 static bool uc_size_ok(struct unmapped_cache *cache, size_t size)
 {
 	size_t max = cache->perm == UNMAPPED_CACHE_NONE ?
@@ -126,7 +166,11 @@ void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
 		return NULL;
 
 	size = PAGE_ALIGN(size);
-	addr = uc_arena_alloc(arena, size, max(align, PAGE_SIZE), cache, gfp);
+	if (size == PAGE_SIZE && align <= PAGE_SIZE)
+		addr = uc_cache_alloc_round(cache, arena, gfp);
+	else
+		addr = uc_arena_alloc(arena, size, max(align, PAGE_SIZE), cache,
+				      gfp);
 	if (!addr)
 		return NULL;
 	atomic_long_inc(&cache->nr_chunks);
@@ -178,8 +222,12 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 	arena = uc_arena_lookup(cache->perm, (unsigned long)addr);
 	if (WARN_ON_ONCE(!arena))
 		return;
-	if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size), cache))
-		return;
+	if (PAGE_ALIGN(size) != PAGE_SIZE ||
+	    !uc_cache_free_round(cache, arena, (unsigned long)addr)) {
+		if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size),
+				  cache))
+			return;
+	}
 	atomic_long_dec(&cache->nr_chunks);
 	atomic_long_sub(PAGE_ALIGN(size) >> PAGE_SHIFT, &cache->nr_pages);
 }
@@ -213,7 +261,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	if (!arena)
 		return NULL;
 
-	phys = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, cache, gfp);
+	phys = uc_cache_alloc_round(cache, arena, gfp);
 	if (!phys)
 		return NULL;
 	page = pfn_to_page(PHYS_PFN(phys));
@@ -249,12 +297,27 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys);
 	if (WARN_ON_ONCE(!arena || page_ref_count(page) != 1))
 		return;
-	if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
+	if (!uc_cache_free_round(cache, arena, phys) &&
+	    uc_arena_free(arena, phys, PAGE_SIZE, cache))
 		return;
 	atomic_long_dec(&cache->nr_chunks);
 	atomic_long_dec(&cache->nr_pages);
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
+
+/* Is [@dst, @dst + @len) inside one live chunk (or round) of @cache? */
+static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
+			  void *dst, size_t len)
+{
+	unsigned long addr = (unsigned long)dst;
+
+	if (uc_arena_owns(arena, addr, len, cache))
+		return true;
+	/* A round: a single page, owned by @cache per its tag. */
+	return len <= PAGE_SIZE - offset_in_page(addr) &&
+	       uc_arena_owns(arena, addr, len, UC_OWNER_MAG) &&
+	       uc_round_owned_by(arena, addr & PAGE_MASK, cache);
+}
 
 /**
  * unmapped_cache_write() - Copy into a chunk of a cache.
@@ -283,8 +346,7 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 	if (!len)
 		return 0;
 	arena = uc_arena_lookup(cache->perm, (unsigned long)dst);
-	if (WARN_ON_ONCE(!arena ||
-			 !uc_arena_owns(arena, (unsigned long)dst, len, cache)))
+	if (WARN_ON_ONCE(!arena || !uc_cache_owns(cache, arena, dst, len)))
 		return -EINVAL;
 
 	if (cache->perm == UNMAPPED_CACHE_RW)

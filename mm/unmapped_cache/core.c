@@ -24,8 +24,9 @@
  *    reap       Giving memory back: magazines to the depot, the depot to
  *               the arena, and fully free blocks to the page allocator.
  *
- *    Only blocks exist so far; arenas, the range tree, magazines and the
- *    reaper are the next layers (see Documentation/mm/unmapped_cache.rst).
+ *    Files: block.c (blocks), arena.c (arenas), range.c (range tree),
+ *    magazine.c (magazines, depot, reap), shrinker.c, cache.c (the public
+ *    interface), debug.c (debugfs).
  *
  * 2. Direct-map lifecycle.  A block leaves the direct map when it is taken
  *    from the page allocator and re-enters it just before it is given back;
@@ -34,9 +35,18 @@
  *    flush of every CPU's TLB, issued by the architecture code inside the
  *    change.  Details in block.c.
  *
- * 3. Lock ordering.  The block layer takes only the lock inside its xarray
- *    and the architecture's page-table locks, in that order and never
- *    nested with each other.
+ * 3. Lock ordering, outermost first:
+ *
+ *      arena->grow_lock (mutex: refill, shrink)
+ *        arena->lock (spinlock: range tree)
+ *      this CPU's uc_mag_cpu.lock (local lock: magazine fast path)
+ *        depot->lock (spinlock, irq-safe: depot lists)
+ *
+ *    The magazine locks and the arena locks are never held together: a
+ *    magazine that goes back to the arena is taken out of the depot first.
+ *    The block layer takes only its xarray's lock and the architecture's
+ *    page-table locks, under grow_lock.  text_mutex (writes to RO/ROX
+ *    memory, clearing NONE pages) is taken with none of ours held.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
@@ -85,10 +95,12 @@ static int __init unmapped_cache_init(void)
 		return 0;
 	}
 
-	if (uc_arenas_init()) {
+	if (uc_arenas_init() || uc_mag_init()) {
 		pr_warn("no memory for the arenas, disabled\n");
 		return 0;
 	}
+	if (uc_shrinker_init())
+		pr_warn("no shrinker: free blocks are returned only on drain\n");
 
 	uc_fault_debugfs_init();
 	uc_debugfs_init(debugfs_create_dir("unmapped_cache", NULL));

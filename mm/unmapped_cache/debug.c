@@ -6,6 +6,15 @@
  *	The block-layer counters, the blocks held now, the direct-map
  *	accounting of the architecture and the result of the last exercise.
  *
+ * /sys/kernel/debug/unmapped_cache/arenas (0444)
+ *	Per arena: blocks held, pages in use, free in the tree and in the
+ *	depot, the largest free range, and the arena, magazine and depot
+ *	counters.
+ *
+ * /sys/kernel/debug/unmapped_cache/drain (0200)
+ *	Writing anything empties every CPU's magazines and every depot and
+ *	gives every block without a live chunk back to the page allocator.
+ *
  * /sys/kernel/debug/unmapped_cache/exercise_blocks (0200)
  *	Writing N (1..UC_EXERCISE_MAX) takes N blocks, all held at once,
  *	checks that each one's direct-map entry is a not-present PMD-level
@@ -117,9 +126,56 @@ static int blocks_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(blocks);
 
+/* Drain: any write empties the magazines and returns every free block. */
+static int drain_set(void *data, u64 val)
+{
+	uc_drain();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(drain_fops, NULL, drain_set, "%llu\n");
+
+static int arenas_show(struct seq_file *seq, void *v)
+{
+	enum unmapped_cache_perm perm;
+	struct uc_arena_info info;
+	struct uc_arena *arena;
+	int nid, i;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+			arena = uc_arenas[perm][nid];
+			if (!arena)
+				continue;
+			uc_arena_info(arena, &info);
+			seq_printf(seq, "arena %s node %d\n", uc_perm_names[perm], nid);
+			seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
+			seq_printf(seq, "  pages in use: %lu\n",
+				   info.busy_bytes >> PAGE_SHIFT);
+			seq_printf(seq, "  pages free in tree: %lu\n",
+				   info.free_bytes >> PAGE_SHIFT);
+			seq_printf(seq, "  largest free range: %lu pages\n",
+				   info.largest_free >> PAGE_SHIFT);
+			seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
+			for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
+				seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],
+					   uc_arena_stat(arena, i));
+			for (i = 0; i < UC_MAG_STAT_COUNT; i++)
+				seq_printf(seq, "  %s: %lu\n", uc_mag_stat_names[i],
+					   uc_mag_stat(arena, i));
+			for (i = 0; i < UC_DEPOT_STAT_COUNT; i++)
+				seq_printf(seq, "  %s: %lu\n", uc_depot_stat_names[i],
+					   READ_ONCE(arena->depot.stats[i]));
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(arenas);
+
 void uc_debugfs_init(struct dentry *root)
 {
 	debugfs_create_file("blocks", 0444, root, NULL, &blocks_fops);
 	debugfs_create_file_unsafe("exercise_blocks", 0200, root, NULL,
 				   &exercise_blocks_fops);
+	debugfs_create_file("arenas", 0444, root, NULL, &arenas_fops);
+	debugfs_create_file_unsafe("drain", 0200, root, NULL, &drain_fops);
 }

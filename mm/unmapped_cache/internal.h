@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/fault-inject.h>
 #include <linux/list.h>
+#include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -107,6 +108,79 @@ struct unmapped_cache {
 	struct list_head list;
 };
 
+/* Rounds (single-page chunks) per magazine: 256 bytes per magazine. */
+#define UC_MAG_ROUNDS	30
+
+/* Range-tree owner of the chunks that are rounds of the magazine layer. */
+#define UC_OWNER_MAG	((void *)-2L)
+
+/**
+ * struct uc_magazine - A stack of single-page chunks of one arena.
+ * @list:   in the depot's full or empty list, under the depot lock.
+ * @rounds: how many of @round are valid.
+ * @round:  chunk addresses (virtual, or physical for NONE).
+ */
+struct uc_magazine {
+	struct list_head list;
+	unsigned long rounds;
+	unsigned long round[UC_MAG_ROUNDS];
+};
+
+/* Per-CPU counters of the magazine layer; see magazine.c. */
+enum uc_mag_stat {
+	UC_MAG_ALLOC_HIT,
+	UC_MAG_ALLOC_MISS,
+	UC_MAG_FREE_HIT,
+	UC_MAG_FREE_MISS,
+	UC_MAG_STAT_COUNT,
+};
+
+/**
+ * struct uc_mag_cpu - One CPU's magazines of one arena.
+ * @lock:     this CPU's local lock; the only lock of the fast path.
+ * @loaded:   the magazine allocations pop from and frees push to.
+ * @previous: the one before it; always full or empty.
+ * @stats:    counters, written by this CPU only.
+ */
+struct uc_mag_cpu {
+	local_lock_t lock;
+	struct uc_magazine *loaded;
+	struct uc_magazine *previous;
+	unsigned long stats[UC_MAG_STAT_COUNT];
+};
+
+/* Counters of a depot, written under its lock; see magazine.c. */
+enum uc_depot_stat {
+	UC_DEPOT_LOCKED,
+	UC_DEPOT_FULL_OUT,
+	UC_DEPOT_FULL_IN,
+	UC_DEPOT_REAPED,
+	UC_DEPOT_STAT_COUNT,
+};
+
+/**
+ * struct uc_depot - Full and empty magazines of an arena, for all CPUs.
+ * @lock:      protects everything below.
+ * @full:      full magazines.
+ * @empty:     empty magazines.
+ * @nr_full:   length of @full (read without the lock as a hint).
+ * @nr_empty:  length of @empty (likewise).
+ * @min_full:  fewest full magazines since the last reap: the working set
+ *             did not need them.
+ * @min_empty: likewise for empty ones.
+ * @stats:     counters.
+ */
+struct uc_depot {
+	spinlock_t lock;	/* protects the lists, counts and stats */
+	struct list_head full;
+	struct list_head empty;
+	unsigned long nr_full;
+	unsigned long nr_empty;
+	unsigned long min_full;
+	unsigned long min_empty;
+	unsigned long stats[UC_DEPOT_STAT_COUNT];
+};
+
 /* Counters of an arena; see uc_arena_stat_names[] in arena.c. */
 enum uc_arena_stat {
 	UC_ARENA_ALLOCS,
@@ -129,6 +203,8 @@ enum uc_arena_stat {
  * @blocks:    the blocks, oldest first; access under @grow_lock.
  * @nr_blocks: length of @blocks; written under @grow_lock.
  * @stats:     counters, see enum uc_arena_stat.
+ * @mags:      each CPU's magazines.
+ * @depot:     the magazines no CPU has loaded.
  */
 struct uc_arena {
 	enum unmapped_cache_perm perm;
@@ -139,6 +215,8 @@ struct uc_arena {
 	struct list_head blocks;
 	unsigned long nr_blocks;
 	atomic_long_t stats[UC_ARENA_STAT_COUNT];
+	struct uc_mag_cpu __percpu *mags;
+	struct uc_depot depot;
 };
 
 /* What uc_arena_info() reports. */
@@ -166,7 +244,27 @@ unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 			     unsigned long align, void *owner, gfp_t gfp);
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 		  unsigned long size, void *owner);
-unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep);
+unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
+			      bool trylock);
+void uc_arena_free_round(struct uc_arena *arena, unsigned long addr);
+void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
+		    unsigned long size);
+
+extern const char *const uc_mag_stat_names[UC_MAG_STAT_COUNT];
+extern const char *const uc_depot_stat_names[UC_DEPOT_STAT_COUNT];
+int uc_mag_init(void);
+int uc_mag_init_arena(struct uc_arena *arena);
+unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner);
+int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner);
+void uc_round_tag(struct uc_arena *arena, unsigned long addr, void *owner);
+bool uc_round_owned_by(struct uc_arena *arena, unsigned long addr, void *owner);
+unsigned long uc_mag_drain(void);
+unsigned long uc_mag_reap(void);
+unsigned long uc_depot_rounds(struct uc_arena *arena);
+unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
+unsigned long uc_shrink_all(unsigned long keep, bool trylock);
+unsigned long uc_drain(void);
+int uc_shrinker_init(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 int uc_arena_check(struct uc_arena *arena);
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,

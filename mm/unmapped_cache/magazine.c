@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Magazines and the depot: the single-page fast path of every arena, after
+ * Bonwick and Adams, "Magazines and Vmem" (USENIX 2001).
+ *
+ * A magazine is a stack of up to UC_MAG_ROUNDS single-page chunks (rounds)
+ * of one arena.  Each CPU has, per arena, a loaded and a previous magazine;
+ * the arena's depot keeps full and empty magazines for all CPUs.  Rounds
+ * are busy chunks in the arena's range tree, owned by the magazine layer
+ * (UC_OWNER_MAG); the cache a round is handed to is recorded in the page's
+ * ->private field instead, which only the freeing CPU touches, so that a
+ * free through the wrong cache or a second free is still caught.
+ *
+ * Allocation (uc_mag_alloc()), with only this CPU's local lock held:
+ *   1. the loaded magazine has a round: take it;
+ *   2. the previous magazine is full: swap it with the loaded one, take;
+ *   3. the depot has a full magazine: give it the previous (empty) one,
+ *      previous = loaded, loaded = the full one, take;
+ *   4. otherwise miss: the caller takes a page from the arena.
+ *
+ * Free (uc_mag_free()), the mirror image:
+ *   1. the loaded magazine has room: push;
+ *   2. the previous magazine is empty: swap, push;
+ *   3. the depot has an empty magazine (or one can be allocated without
+ *      sleeping): give it the previous (full) one, previous = loaded,
+ *      loaded = the empty one, push;
+ *   4. otherwise the caller frees the page to the arena.
+ *
+ * Steps 1 and 2 touch nothing shared: no lock but this CPU's, no atomic.
+ * Steps 3 take the depot lock, once per UC_MAG_ROUNDS pages at most.
+ *
+ * Working set and reaping: the depot remembers the fewest full and empty
+ * magazines it held since the last reap (min_full, min_empty).  Those were
+ * not needed in that interval, so uc_depot_reap() gives back exactly that
+ * many (rounds to the arena, magazines to the slab allocator), and the
+ * shrinker then returns the blocks that became entirely free.
+ * uc_mag_drain() empties everything: every CPU's magazines and the depot.
+ *
+ * Lock order: this CPU's local lock, then depot->lock.  The arena's locks
+ * are taken with neither held.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/local_lock.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+const char *const uc_mag_stat_names[] = {
+	[UC_MAG_ALLOC_HIT]	= "magazine alloc hits",
+	[UC_MAG_ALLOC_MISS]	= "magazine alloc misses",
+	[UC_MAG_FREE_HIT]	= "magazine free hits",
+	[UC_MAG_FREE_MISS]	= "magazine free misses",
+};
+
+static_assert(ARRAY_SIZE(uc_mag_stat_names) == UC_MAG_STAT_COUNT);
+
+const char *const uc_depot_stat_names[] = {
+	[UC_DEPOT_LOCKED]	= "depot lock acquisitions",
+	[UC_DEPOT_FULL_OUT]	= "depot full magazines handed out",
+	[UC_DEPOT_FULL_IN]	= "depot full magazines taken back",
+	[UC_DEPOT_REAPED]	= "depot magazines reaped",
+};
+
+static_assert(ARRAY_SIZE(uc_depot_stat_names) == UC_DEPOT_STAT_COUNT);
+
+static enum cpuhp_state uc_mag_cpuhp_state;
+
+/* The struct page whose ->private tags a round's owner. */
+static struct page *uc_round_page(struct uc_arena *arena, unsigned long addr)
+{
+	if (arena->perm == UNMAPPED_CACHE_NONE)
+		return pfn_to_page(PHYS_PFN(addr));
+	return vmalloc_to_page((void *)addr);
+}
+
+/*
+ * Tag a round handed to @owner, or check and clear the tag of a round given
+ * back by @owner.  The page belongs to the owner while it holds the round,
+ * so only the freeing CPU writes ->private; the cmpxchg makes two
+ * concurrent frees of the same page fail one of them.
+ */
+void uc_round_tag(struct uc_arena *arena, unsigned long addr, void *owner)
+{
+	WRITE_ONCE(uc_round_page(arena, addr)->private, (unsigned long)owner);
+}
+
+static bool uc_round_untag(struct uc_arena *arena, unsigned long addr,
+			   void *owner)
+{
+	struct page *page = uc_round_page(arena, addr);
+
+	if (!page)
+		return false;
+	return try_cmpxchg(&page->private, (unsigned long *)&owner, 0);
+}
+
+bool uc_round_owned_by(struct uc_arena *arena, unsigned long addr, void *owner)
+{
+	struct page *page = uc_round_page(arena, addr);
+
+	return page && READ_ONCE(page->private) == (unsigned long)owner;
+}
+
+static struct uc_magazine *uc_magazine_new(gfp_t gfp)
+{
+	struct uc_magazine *mag = kmalloc(sizeof(*mag), gfp);
+
+	if (mag) {
+		mag->rounds = 0;
+		INIT_LIST_HEAD(&mag->list);
+	}
+	return mag;
+}
+
+/* Take a magazine off a depot list.  Context: depot->lock held. */
+static struct uc_magazine *uc_depot_take_locked(struct uc_depot *depot,
+						bool full)
+{
+	struct list_head *head = full ? &depot->full : &depot->empty;
+	unsigned long *nr = full ? &depot->nr_full : &depot->nr_empty;
+	unsigned long *min = full ? &depot->min_full : &depot->min_empty;
+	struct uc_magazine *mag;
+
+	lockdep_assert_held(&depot->lock);
+	mag = list_first_entry_or_null(head, struct uc_magazine, list);
+	if (!mag)
+		return NULL;
+	list_del_init(&mag->list);
+	(*nr)--;
+	if (*nr < *min)
+		*min = *nr;
+	return mag;
+}
+
+/* Put a full (rounds == UC_MAG_ROUNDS) or empty magazine into the depot. */
+static void uc_depot_put_locked(struct uc_depot *depot, struct uc_magazine *mag)
+{
+	lockdep_assert_held(&depot->lock);
+	VM_WARN_ON_ONCE(mag->rounds && mag->rounds != UC_MAG_ROUNDS);
+	if (mag->rounds) {
+		list_add(&mag->list, &depot->full);
+		depot->nr_full++;
+		depot->stats[UC_DEPOT_FULL_IN]++;
+	} else {
+		list_add(&mag->list, &depot->empty);
+		depot->nr_empty++;
+	}
+}
+
+/* Take the depot lock and count it (the fast path must never get here). */
+static void uc_depot_lock(struct uc_depot *depot, unsigned long *flags)
+	__acquires(&depot->lock)
+{
+	spin_lock_irqsave(&depot->lock, *flags);
+	depot->stats[UC_DEPOT_LOCKED]++;
+}
+
+/**
+ * uc_mag_alloc() - Take a single-page chunk from this CPU's magazines.
+ * @arena: the arena.
+ * @owner: the cache the page goes to; recorded in its ->private.
+ *
+ * Context: Any context.
+ * Return: the chunk's address, or 0 on a miss (the caller then allocates
+ * from the arena with uc_mag_refill_one()).
+ */
+unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
+{
+	struct uc_depot *depot = &arena->depot;
+	unsigned long addr, flags, dflags;
+	struct uc_magazine *full = NULL;
+	struct uc_mag_cpu *mc;
+
+	local_lock_irqsave(&arena->mags->lock, flags);
+	mc = this_cpu_ptr(arena->mags);
+
+	/* 1. The loaded magazine has a round. */
+	if (mc->loaded && mc->loaded->rounds)
+		goto take;
+	/* 2. The previous one (always full or empty) is full: swap. */
+	if (mc->previous && mc->previous->rounds) {
+		swap(mc->loaded, mc->previous);
+		goto take;
+	}
+	/* 3. Both are empty: trade the previous one for a full one. */
+	if (!READ_ONCE(depot->nr_full))
+		goto miss;
+	uc_depot_lock(depot, &dflags);
+	full = uc_depot_take_locked(depot, true);
+	if (full) {
+		depot->stats[UC_DEPOT_FULL_OUT]++;
+		if (mc->previous)
+			uc_depot_put_locked(depot, mc->previous);
+	}
+	spin_unlock_irqrestore(&depot->lock, dflags);
+	if (!full)
+		goto miss;
+	mc->previous = mc->loaded;
+	mc->loaded = full;
+
+take:
+	addr = mc->loaded->round[--mc->loaded->rounds];
+	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+	uc_round_tag(arena, addr, owner);
+	return addr;
+
+miss:
+	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_MISS]);
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+	return 0;
+}
+
+/**
+ * uc_mag_free() - Give a single-page chunk back to this CPU's magazines.
+ * @arena: the arena.
+ * @addr:  the chunk; it must have been scrubbed already.
+ * @owner: the cache it was handed to.
+ *
+ * Context: Any context.
+ * Return: 1 when the round is in a magazine; 0 when the magazines are full
+ * and no empty one could be had (the caller frees it to the arena, the tag
+ * is cleared); -EINVAL when @addr is not a round handed to @owner (nothing
+ * changed).
+ */
+int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner)
+{
+	struct uc_depot *depot = &arena->depot;
+	struct uc_magazine *empty = NULL;
+	unsigned long flags, dflags;
+	struct uc_mag_cpu *mc;
+
+	if (!uc_round_untag(arena, addr, owner))
+		return -EINVAL;
+
+	local_lock_irqsave(&arena->mags->lock, flags);
+	mc = this_cpu_ptr(arena->mags);
+
+	/* 1. The loaded magazine has room. */
+	if (mc->loaded && mc->loaded->rounds < UC_MAG_ROUNDS)
+		goto push;
+	/* 2. The previous one (always full or empty) is empty: swap. */
+	if (mc->previous && !mc->previous->rounds) {
+		swap(mc->loaded, mc->previous);
+		goto push;
+	}
+	/* 3. Both are full (or missing): trade the previous one for an empty one. */
+	if (READ_ONCE(depot->nr_empty)) {
+		uc_depot_lock(depot, &dflags);
+		empty = uc_depot_take_locked(depot, false);
+		spin_unlock_irqrestore(&depot->lock, dflags);
+	}
+	if (!empty)
+		empty = uc_magazine_new(GFP_ATOMIC | __GFP_NOWARN);
+	if (!empty) {
+		__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_MISS]);
+		local_unlock_irqrestore(&arena->mags->lock, flags);
+		return 0;
+	}
+	if (mc->previous) {
+		uc_depot_lock(depot, &dflags);
+		uc_depot_put_locked(depot, mc->previous);
+		spin_unlock_irqrestore(&depot->lock, dflags);
+	}
+	mc->previous = mc->loaded;
+	mc->loaded = empty;
+
+push:
+	mc->loaded->round[mc->loaded->rounds++] = addr;
+	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+	return 1;
+}
+
+/* Give every round of @mag back to the arena and free the magazine. */
+static void uc_magazine_destroy(struct uc_arena *arena, struct uc_magazine *mag)
+{
+	while (mag->rounds)
+		uc_arena_free_round(arena, mag->round[--mag->rounds]);
+	kfree(mag);
+}
+
+/*
+ * Give back the magazines the depot did not need since the last reap (all
+ * of them with @all), and start a new interval.
+ */
+static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
+{
+	struct uc_depot *depot = &arena->depot;
+	unsigned long flags, nr_full, nr_empty, pages = 0;
+	struct uc_magazine *mag, *next;
+	LIST_HEAD(reaped);
+
+	uc_depot_lock(depot, &flags);
+	nr_full = all ? depot->nr_full : depot->min_full;
+	nr_empty = all ? depot->nr_empty : depot->min_empty;
+	while (nr_full--) {
+		mag = uc_depot_take_locked(depot, true);
+		if (!mag)
+			break;
+		list_add(&mag->list, &reaped);
+	}
+	while (nr_empty--) {
+		mag = uc_depot_take_locked(depot, false);
+		if (!mag)
+			break;
+		list_add(&mag->list, &reaped);
+	}
+	depot->min_full = depot->nr_full;
+	depot->min_empty = depot->nr_empty;
+	list_for_each_entry(mag, &reaped, list)
+		depot->stats[UC_DEPOT_REAPED]++;
+	spin_unlock_irqrestore(&depot->lock, flags);
+
+	list_for_each_entry_safe(mag, next, &reaped, list) {
+		pages += mag->rounds;
+		uc_magazine_destroy(arena, mag);
+	}
+	return pages;
+}
+
+/* Move a CPU's magazines into the depot (the CPU is dead or is this one). */
+static void uc_mag_flush_cpu(struct uc_arena *arena, int cpu)
+{
+	struct uc_mag_cpu *mc = per_cpu_ptr(arena->mags, cpu);
+	struct uc_magazine *mags[2] = { mc->loaded, mc->previous };
+	unsigned long flags;
+	int i;
+
+	mc->loaded = NULL;
+	mc->previous = NULL;
+	for (i = 0; i < 2; i++) {
+		if (!mags[i])
+			continue;
+		if (mags[i]->rounds && mags[i]->rounds < UC_MAG_ROUNDS) {
+			/* The depot keeps only full and empty magazines. */
+			uc_magazine_destroy(arena, mags[i]);
+			continue;
+		}
+		uc_depot_lock(&arena->depot, &flags);
+		uc_depot_put_locked(&arena->depot, mags[i]);
+		spin_unlock_irqrestore(&arena->depot.lock, flags);
+	}
+}
+
+static void uc_mag_flush_this_cpu(struct work_struct *work)
+{
+	enum unmapped_cache_perm perm;
+	struct uc_mag_cpu *mc;
+	struct uc_arena *arena;
+	unsigned long flags;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+			struct uc_magazine *mags[2];
+			int i;
+
+			arena = uc_arenas[perm][nid];
+			if (!arena)
+				continue;
+			local_lock_irqsave(&arena->mags->lock, flags);
+			mc = this_cpu_ptr(arena->mags);
+			mags[0] = mc->loaded;
+			mags[1] = mc->previous;
+			mc->loaded = NULL;
+			mc->previous = NULL;
+			local_unlock_irqrestore(&arena->mags->lock, flags);
+			for (i = 0; i < 2; i++)
+				if (mags[i])
+					uc_magazine_destroy(arena, mags[i]);
+		}
+	}
+}
+
+/**
+ * uc_mag_drain() - Give back every round of every magazine.
+ *
+ * Flushes each CPU's magazines (running on that CPU) and empties every
+ * depot.  The arenas keep the pages; uc_arena_shrink() returns the blocks.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of pages that went back to the arenas.
+ */
+unsigned long uc_mag_drain(void)
+{
+	enum unmapped_cache_perm perm;
+	unsigned long pages = 0;
+	int nid;
+
+	schedule_on_each_cpu(uc_mag_flush_this_cpu);
+	for_each_node_state(nid, N_MEMORY)
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
+			if (uc_arenas[perm][nid])
+				pages += uc_depot_reap(uc_arenas[perm][nid], true);
+	return pages;
+}
+
+/**
+ * uc_mag_reap() - Give back what the depots did not use since the last reap.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of pages that went back to the arenas.
+ */
+unsigned long uc_mag_reap(void)
+{
+	enum unmapped_cache_perm perm;
+	unsigned long pages = 0;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY)
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
+			if (uc_arenas[perm][nid])
+				pages += uc_depot_reap(uc_arenas[perm][nid], false);
+	return pages;
+}
+
+/* Rounds the depot of @arena holds (cheap; no lock). */
+unsigned long uc_depot_rounds(struct uc_arena *arena)
+{
+	return READ_ONCE(arena->depot.nr_full) * UC_MAG_ROUNDS;
+}
+
+/* A CPU went offline: its magazines go to the depot. */
+static int uc_mag_cpu_dead(unsigned int cpu)
+{
+	enum unmapped_cache_perm perm;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY)
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
+			if (uc_arenas[perm][nid])
+				uc_mag_flush_cpu(uc_arenas[perm][nid], cpu);
+	return 0;
+}
+
+/* Sum a per-CPU magazine counter of an arena. */
+unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(arena->mags, cpu)->stats[item]);
+	return sum;
+}
+
+int uc_mag_init_arena(struct uc_arena *arena)
+{
+	int cpu;
+
+	spin_lock_init(&arena->depot.lock);
+	INIT_LIST_HEAD(&arena->depot.full);
+	INIT_LIST_HEAD(&arena->depot.empty);
+	arena->mags = alloc_percpu(struct uc_mag_cpu);
+	if (!arena->mags)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		local_lock_init(&per_cpu_ptr(arena->mags, cpu)->lock);
+	return 0;
+}
+
+int __init uc_mag_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"mm/unmapped_cache:dead", NULL,
+					uc_mag_cpu_dead);
+	if (ret < 0)
+		return ret;
+	uc_mag_cpuhp_state = ret;
+	return 0;
+}

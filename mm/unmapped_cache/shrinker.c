@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Giving memory back under pressure.
+ *
+ * count_objects reports, without locks, the pages a scan could free: the
+ * rounds in the depots and the free space of the arenas.  scan_objects
+ * reaps the depots' working-set excess (magazines no CPU needed since the
+ * last scan go back to their arenas) and then returns every block that
+ * became entirely free, each arena keeping one block so that the next
+ * allocation does not pay a refill at once.  A block returns through
+ * uc_block_release(): its direct-map entry is restored (same PMD, no
+ * split) before the page allocator sees it.  A block with even one live
+ * chunk stays.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/shrinker.h>
+
+#include "internal.h"
+
+/* Blocks each arena keeps when the shrinker runs. */
+#define UC_SHRINK_KEEP	1
+
+static struct shrinker *uc_shrinker;
+
+static unsigned long uc_shrink_count(struct shrinker *shrinker,
+				     struct shrink_control *sc)
+{
+	enum unmapped_cache_perm perm;
+	unsigned long pages = 0;
+	struct uc_arena *arena;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+			arena = uc_arenas[perm][nid];
+			if (!arena)
+				continue;
+			pages += uc_depot_rounds(arena);
+			pages += READ_ONCE(arena->tree.free_bytes) >> PAGE_SHIFT;
+		}
+	}
+	return pages ? pages : SHRINK_EMPTY;
+}
+
+static unsigned long uc_shrink_scan(struct shrinker *shrinker,
+				    struct shrink_control *sc)
+{
+	unsigned long blocks;
+
+	uc_mag_reap();
+	/* Reclaim may run inside a refill: never wait for grow_lock. */
+	blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
+	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_STOP;
+}
+
+/**
+ * uc_drain() - Give back everything that is free, now.
+ *
+ * Empties every CPU's magazines and every depot, then returns every block
+ * with no live chunk.  For administrators (debugfs "drain") and tests.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of blocks given back.
+ */
+unsigned long uc_drain(void)
+{
+	uc_mag_drain();
+	return uc_shrink_all(0, false);
+}
+
+int __init uc_shrinker_init(void)
+{
+	uc_shrinker = shrinker_alloc(0, "unmapped_cache");
+	if (!uc_shrinker)
+		return -ENOMEM;
+	uc_shrinker->count_objects = uc_shrink_count;
+	uc_shrinker->scan_objects = uc_shrink_scan;
+	uc_shrinker->seeks = DEFAULT_SEEKS;
+	shrinker_register(uc_shrinker);
+	return 0;
+}
