@@ -8,16 +8,20 @@
 
 "$UC_ROOT/devtools/prepare-tree.sh" || exit 1
 mkdir -p "$UC_OUT" "$UC_CACHE/logs"
-log=$UC_CACHE/logs/build.log
-frag=$UC_SRC/kernel/configs/unmapped_cache.config
+log=$UC_CACHE/logs/build${UC_VARIANT:+-$UC_VARIANT}.log
 
 # Reconfigure only when an input of the configuration changed, so that an
 # unchanged tree does not even re-run syncconfig.
-inputs=$(cat "$frag" "$UC_ROOT/patches/series" "$UC_ROOT"/patches/*.patch \
+frags=()
+for f in $UC_FRAGMENTS; do
+	frags+=("$UC_SRC/kernel/configs/$f")
+done
+inputs=$(cat "${frags[@]}" "$UC_ROOT/patches/series" "$UC_ROOT"/patches/*.patch \
 	"$UC_ROOT"/mm/unmapped_cache/Kconfig | sha256sum | cut -d' ' -f1)
 if [ ! -f "$UC_OUT/.config" ] || [ "$(cat "$UC_OUT/.uc-config" 2>/dev/null)" != "$inputs" ]; then
-	uc_log "configuring: x86_64_defconfig + unmapped_cache.config"
-	kmake x86_64_defconfig unmapped_cache.config > "$UC_CACHE/logs/config.log" 2>&1 ||
+	uc_log "configuring: x86_64_defconfig + $UC_FRAGMENTS"
+	# shellcheck disable=SC2086
+	kmake x86_64_defconfig $UC_FRAGMENTS > "$UC_CACHE/logs/config.log" 2>&1 ||
 		{ tail -20 "$UC_CACHE/logs/config.log"; uc_die "configuration failed, log: $UC_CACHE/logs/config.log"; }
 	# Every option of the fragment must have survived olddefconfig.
 	bad=0
@@ -31,7 +35,7 @@ if [ ! -f "$UC_OUT/.config" ] || [ "$(cat "$UC_OUT/.uc-config" 2>/dev/null)" != 
 			! grep -q "^$opt=" "$UC_OUT/.config" ||
 				{ echo "config: wanted $opt off, got: $(grep "^$opt=" "$UC_OUT/.config")" >&2; bad=1; } ;;
 		esac
-	done < "$frag"
+	done < <(cat "${frags[@]}")
 	[ $bad -eq 0 ] || uc_die "the configuration fragment did not apply (see above)"
 	echo "$inputs" > "$UC_OUT/.uc-config"
 fi

@@ -77,6 +77,13 @@ check "guest: 64 blocks out of the direct map and back cause 0 level-2 splits" \
 check "guest: those 64 blocks grow DirectMap4k by 0 kB" \
 	python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:dm4k=0' "$log"
 
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 pressure
+rc=$?
+log=$UC_GUEST/logs/pressure.log
+[ $rc -eq 0 ] && pass "guest: pressure job" || fail "guest: pressure job (status $rc, log: $log)"
+check "guest: under memory pressure the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
+	python3 "$UC_ROOT/devtools/check-pressure.py" "$log"
+
 "$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot bpftrace
 rc=$?
 [ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||

@@ -20,7 +20,11 @@ UC_CACHE=${UC_CACHE:-$HOME/.cache/unmapped_cache}
 UC_TARBALL=${UC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 UC_PRISTINE=$UC_CACHE/linux-source-6.12
 UC_SRC=$UC_CACHE/src
-UC_OUT=$UC_CACHE/build
+# UC_VARIANT=debug selects the debug kernel (lockdep, DEBUG_VM, ...): its
+# own build directory and one more config fragment.
+UC_VARIANT=${UC_VARIANT:-}
+UC_OUT=$UC_CACHE/build${UC_VARIANT:+-$UC_VARIANT}
+UC_FRAGMENTS="unmapped_cache.config${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
 UC_GUEST=$UC_CACHE/guest
 UC_KERNEL=$UC_OUT/arch/x86/boot/bzImage
 UC_JOBS=${UC_JOBS:-$(nproc)}

@@ -499,9 +499,10 @@ unsigned long uc_shrink_all(unsigned long keep, bool trylock)
 }
 
 /**
- * uc_arena_lookup() - Find the arena and block that own an address.
- * @perm: permission of the arena to look in.
- * @addr: virtual address for mapped arenas, physical for NONE.
+ * uc_arena_lookup() - Find the arena that owns an address.
+ * @perm:  permission of the arena to look in.
+ * @addr:  virtual address for mapped arenas, physical for NONE.
+ * @pagep: if not NULL, set to the page at @addr.
  *
  * Context: Any context for NONE; for mapped arenas, any context that may
  * call vmalloc_to_page().
@@ -509,17 +510,19 @@ unsigned long uc_shrink_all(unsigned long keep, bool trylock)
  * that permission.
  */
 struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
-				 unsigned long addr)
+				 unsigned long addr, struct page **pagep)
 {
 	struct uc_block *block;
 	struct uc_arena *arena;
+	struct page *page;
 	unsigned long pfn;
 
 	if (perm == UNMAPPED_CACHE_NONE) {
 		pfn = PHYS_PFN(addr);
+		if (!pfn_valid(pfn))
+			return NULL;
+		page = pfn_to_page(pfn);
 	} else {
-		struct page *page;
-
 		if (!is_vmalloc_or_module_addr((void *)addr))
 			return NULL;
 		page = vmalloc_to_page((void *)addr);
@@ -527,6 +530,8 @@ struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
 			return NULL;
 		pfn = page_to_pfn(page);
 	}
+	if (pagep)
+		*pagep = page;
 	block = uc_block_lookup(pfn);
 	if (!block)
 		return NULL;

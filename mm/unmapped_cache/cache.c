@@ -99,7 +99,7 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 		return addr;
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
 	if (addr)
-		uc_round_tag(arena, addr, cache);
+		uc_round_tag(uc_round_page(arena, addr), cache);
 	return addr;
 }
 
@@ -110,17 +110,14 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
  * which warns.
  */
 static bool uc_cache_free_round(struct unmapped_cache *cache,
-				struct uc_arena *arena, unsigned long addr)
+				struct uc_arena *arena, unsigned long addr,
+				struct page *page)
 {
-	int ret;
-
-	if (!uc_round_owned_by(arena, addr, cache))
+	/* From here on a second free of @addr finds no tag and is refused. */
+	if (!uc_round_untag(page, cache))
 		return false;
 	uc_arena_scrub(arena, addr, PAGE_SIZE);
-	ret = uc_mag_free(arena, addr, cache);
-	if (ret < 0)
-		return false;
-	if (!ret)
+	if (!uc_mag_free(arena, addr, page))
 		uc_arena_free_round(arena, addr);
 	return true;
 }
@@ -214,16 +211,17 @@ EXPORT_SYMBOL_GPL(unmapped_cache_alloc);
 void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 {
 	struct uc_arena *arena;
+	struct page *page;
 
 	if (!addr)
 		return;
 	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
 		return;
-	arena = uc_arena_lookup(cache->perm, (unsigned long)addr);
+	arena = uc_arena_lookup(cache->perm, (unsigned long)addr, &page);
 	if (WARN_ON_ONCE(!arena))
 		return;
 	if (PAGE_ALIGN(size) != PAGE_SIZE ||
-	    !uc_cache_free_round(cache, arena, (unsigned long)addr)) {
+	    !uc_cache_free_round(cache, arena, (unsigned long)addr, page)) {
 		if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size),
 				  cache))
 			return;
@@ -294,10 +292,10 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return;
 	phys = PFN_PHYS(page_to_pfn(page));
-	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys);
+	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
 	if (WARN_ON_ONCE(!arena || page_ref_count(page) != 1))
 		return;
-	if (!uc_cache_free_round(cache, arena, phys) &&
+	if (!uc_cache_free_round(cache, arena, phys, page) &&
 	    uc_arena_free(arena, phys, PAGE_SIZE, cache))
 		return;
 	atomic_long_dec(&cache->nr_chunks);
@@ -316,7 +314,7 @@ static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
 	/* A round: a single page, owned by @cache per its tag. */
 	return len <= PAGE_SIZE - offset_in_page(addr) &&
 	       uc_arena_owns(arena, addr, len, UC_OWNER_MAG) &&
-	       uc_round_owned_by(arena, addr & PAGE_MASK, cache);
+	       uc_round_owned_by(uc_round_page(arena, addr), cache);
 }
 
 /**
@@ -345,7 +343,7 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 		return -EOPNOTSUPP;
 	if (!len)
 		return 0;
-	arena = uc_arena_lookup(cache->perm, (unsigned long)dst);
+	arena = uc_arena_lookup(cache->perm, (unsigned long)dst, NULL);
 	if (WARN_ON_ONCE(!arena || !uc_cache_owns(cache, arena, dst, len)))
 		return -EINVAL;
 

@@ -15,6 +15,16 @@
  *	Writing anything empties every CPU's magazines and every depot and
  *	gives every block without a live chunk back to the page allocator.
  *
+ * /sys/kernel/debug/unmapped_cache/exercise_population (0200)
+ *	Writing N allocates N chunks in each of a NONE, a ROX and an RW cache,
+ *	writes them, and frees them all, leaving free blocks in the arenas
+ *	and pages in the magazines (see uc_exercise_population()).
+ *
+ * /sys/kernel/debug/unmapped_cache/bench (0200), bench_results (0444)
+ *	Writing N times N single-page alloc/free pairs through the cache's
+ *	magazines and through the paths callers use today; bench_results
+ *	shows the mean cost of each (see uc_bench_run()).
+ *
  * /sys/kernel/debug/unmapped_cache/exercise_blocks (0200)
  *	Writing N (1..UC_EXERCISE_MAX) takes N blocks, all held at once,
  *	checks that each one's direct-map entry is a not-present PMD-level
@@ -26,9 +36,13 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/execmem.h>
+#include <linux/set_memory.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <asm/tlbflush.h>
 
 #include "internal.h"
 
@@ -126,6 +140,224 @@ static int blocks_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(blocks);
 
+/*
+ * Population: writing N allocates N chunks in each of a NONE, a ROX and an
+ * RW cache (single pages for NONE, 1 to 16 pages otherwise), writes a
+ * pattern into the mapped ones through unmapped_cache_write(), then frees
+ * everything.  The blocks stay with the arenas, the single pages in the
+ * magazines: what the shrinker must then give back under pressure.
+ */
+static int uc_exercise_population(unsigned long nr)
+{
+	static const enum unmapped_cache_perm perms[] = {
+		UNMAPPED_CACHE_NONE, UNMAPPED_CACHE_ROX, UNMAPPED_CACHE_RW,
+	};
+	struct { void *p; size_t size; } *chunks;
+	unsigned long i;
+	int err = 0, k;
+
+	chunks = kvcalloc(nr, sizeof(*chunks), GFP_KERNEL);
+	if (!chunks)
+		return -ENOMEM;
+	for (k = 0; k < ARRAY_SIZE(perms) && !err; k++) {
+		struct unmapped_cache *cache;
+
+		cache = unmapped_cache_create("debugfs-population", perms[k]);
+		if (!cache) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < nr; i++) {
+			if (perms[k] == UNMAPPED_CACHE_NONE) {
+				chunks[i].size = PAGE_SIZE;
+				chunks[i].p = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+			} else {
+				chunks[i].size = (get_random_u32_below(16) + 1) * PAGE_SIZE;
+				chunks[i].p = unmapped_cache_alloc(cache, chunks[i].size,
+								   GFP_KERNEL);
+				if (chunks[i].p &&
+				    unmapped_cache_write(cache, chunks[i].p, "pattern", 7))
+					err = -EIO;
+			}
+			if (!chunks[i].p) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		while (i--) {
+			if (perms[k] == UNMAPPED_CACHE_NONE)
+				unmapped_cache_free_page(cache, chunks[i].p);
+			else
+				unmapped_cache_free(cache, chunks[i].p, chunks[i].size);
+		}
+		unmapped_cache_destroy(cache);
+	}
+	kvfree(chunks);
+	return err;
+}
+
+static int exercise_population_set(void *data, u64 nr)
+{
+	if (!nr || nr > 65536)
+		return -EINVAL;
+	return uc_exercise_population(nr);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(exercise_population_fops, NULL,
+			 exercise_population_set, "%llu\n");
+
+/*
+ * Microbenchmark: writing N times N single-page alloc/free pairs of each
+ * path, after a warm-up of each; reading shows the mean cost per pair in
+ * nanoseconds.  Under emulation only the ratios between the lines of one
+ * run mean anything.  The stock secretmem path splits the direct map (as
+ * secretmem does): run it in a guest of its own.
+ */
+enum uc_bench_path {
+	UC_BENCH_MAG_RW,		/* magazines, RW cache */
+	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
+	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
+	UC_BENCH_KZALLOC,		/* kzalloc(PAGE_SIZE) + kfree(): zeroed, like ours */
+	UC_BENCH_ALLOC_PAGE,		/* alloc_page() + __free_page() */
+	UC_BENCH_STOCK_TEXT,		/* execmem_alloc + set_memory_rox + execmem_free */
+	UC_BENCH_STOCK_SECRET,		/* alloc_page + direct map invalid + flush + restore */
+	UC_BENCH_COUNT,
+};
+
+static const char *const uc_bench_names[] = {
+	[UC_BENCH_MAG_RW]	= "unmapped_cache RW page (magazines)",
+	[UC_BENCH_MAG_NONE]	= "unmapped_cache NONE page (magazines)",
+	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
+	[UC_BENCH_KZALLOC]	= "kzalloc(PAGE_SIZE)/kfree",
+	[UC_BENCH_ALLOC_PAGE]	= "alloc_page/__free_page",
+	[UC_BENCH_STOCK_TEXT]	= "stock text: execmem_alloc+set_memory_rox+execmem_free",
+	[UC_BENCH_STOCK_SECRET]	= "stock secret: alloc_page+set_direct_map_invalid+flush+restore",
+};
+
+static_assert(ARRAY_SIZE(uc_bench_names) == UC_BENCH_COUNT);
+
+/* Results of the last run; access under uc_exercise_lock. */
+static struct {
+	unsigned long pairs;
+	u64 ns[UC_BENCH_COUNT];
+} uc_bench;
+
+static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
+			struct unmapped_cache *none)
+{
+	unsigned long addr;
+	struct page *page;
+	void *p;
+
+	switch (path) {
+	case UC_BENCH_MAG_RW:
+		p = unmapped_cache_alloc(rw, PAGE_SIZE, GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		unmapped_cache_free(rw, p, PAGE_SIZE);
+		return 0;
+	case UC_BENCH_MAG_NONE:
+		page = unmapped_cache_alloc_page(none, GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		unmapped_cache_free_page(none, page);
+		return 0;
+	case UC_BENCH_KMALLOC:
+		p = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		kfree(p);
+		return 0;
+	case UC_BENCH_KZALLOC:
+		p = kzalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		kfree(p);
+		return 0;
+	case UC_BENCH_ALLOC_PAGE:
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		__free_page(page);
+		return 0;
+	case UC_BENCH_STOCK_TEXT:
+		p = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+		if (!p)
+			return -ENOMEM;
+		set_memory_rox((unsigned long)p, 1);
+		execmem_free(p);
+		return 0;
+	case UC_BENCH_STOCK_SECRET:
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page)
+			return -ENOMEM;
+		addr = (unsigned long)page_address(page);
+		if (!set_direct_map_invalid_noflush(page)) {
+			flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+			set_direct_map_default_noflush(page);
+		}
+		__free_page(page);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int uc_bench_run(unsigned long pairs)
+{
+	struct unmapped_cache *rw, *none;
+	u64 ns[UC_BENCH_COUNT];
+	unsigned long i;
+	int path, err = 0;
+
+	rw = unmapped_cache_create("debugfs-bench", UNMAPPED_CACHE_RW);
+	none = unmapped_cache_create("debugfs-bench", UNMAPPED_CACHE_NONE);
+	if (!rw || !none) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (path = 0; path < UC_BENCH_COUNT && !err; path++) {
+		u64 start;
+
+		for (i = 0; i < pairs / 4 + 1 && !err; i++)	/* warm-up */
+			err = uc_bench_one(path, rw, none);
+		start = ktime_get_ns();
+		for (i = 0; i < pairs && !err; i++)
+			err = uc_bench_one(path, rw, none);
+		ns[path] = (ktime_get_ns() - start) / pairs;
+		cond_resched();
+	}
+	if (!err) {
+		guard(mutex)(&uc_exercise_lock);
+		uc_bench.pairs = pairs;
+		memcpy(uc_bench.ns, ns, sizeof(ns));
+	}
+out:
+	unmapped_cache_destroy(none);
+	unmapped_cache_destroy(rw);
+	return err;
+}
+
+static int bench_set(void *data, u64 pairs)
+{
+	if (!pairs || pairs > 100000)
+		return -EINVAL;
+	return uc_bench_run(pairs);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(bench_fops, NULL, bench_set, "%llu\n");
+
+static int bench_results_show(struct seq_file *seq, void *v)
+{
+	int path;
+
+	guard(mutex)(&uc_exercise_lock);
+	seq_printf(seq, "pairs: %lu\n", uc_bench.pairs);
+	for (path = 0; path < UC_BENCH_COUNT; path++)
+		seq_printf(seq, "%s: %llu ns\n", uc_bench_names[path],
+			   uc_bench.ns[path]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bench_results);
+
 /* Drain: any write empties the magazines and returns every free block. */
 static int drain_set(void *data, u64 val)
 {
@@ -178,4 +410,9 @@ void uc_debugfs_init(struct dentry *root)
 				   &exercise_blocks_fops);
 	debugfs_create_file("arenas", 0444, root, NULL, &arenas_fops);
 	debugfs_create_file_unsafe("drain", 0200, root, NULL, &drain_fops);
+	debugfs_create_file_unsafe("exercise_population", 0200, root, NULL,
+				   &exercise_population_fops);
+	debugfs_create_file_unsafe("bench", 0200, root, NULL, &bench_fops);
+	debugfs_create_file("bench_results", 0444, root, NULL,
+			    &bench_results_fops);
 }

@@ -108,22 +108,32 @@ struct unmapped_cache {
 	struct list_head list;
 };
 
-/* Rounds (single-page chunks) per magazine: 256 bytes per magazine. */
+/* Rounds (single-page chunks) per magazine: 496 bytes per magazine. */
 #define UC_MAG_ROUNDS	30
 
 /* Range-tree owner of the chunks that are rounds of the magazine layer. */
 #define UC_OWNER_MAG	((void *)-2L)
 
 /**
+ * struct uc_round - A single-page chunk in a magazine.
+ * @addr: its address (virtual, or physical for NONE).
+ * @page: its page, whose ->private records the cache holding it.
+ */
+struct uc_round {
+	unsigned long addr;
+	struct page *page;
+};
+
+/**
  * struct uc_magazine - A stack of single-page chunks of one arena.
  * @list:   in the depot's full or empty list, under the depot lock.
  * @rounds: how many of @round are valid.
- * @round:  chunk addresses (virtual, or physical for NONE).
+ * @round:  the chunks.
  */
 struct uc_magazine {
 	struct list_head list;
 	unsigned long rounds;
-	unsigned long round[UC_MAG_ROUNDS];
+	struct uc_round round[UC_MAG_ROUNDS];
 };
 
 /* Per-CPU counters of the magazine layer; see magazine.c. */
@@ -163,6 +173,8 @@ enum uc_depot_stat {
  * @lock:      protects everything below.
  * @full:      full magazines.
  * @empty:     empty magazines.
+ * @partial:   partly used magazines flushed from CPUs (drain, CPU
+ *             offline); never handed out again, only reaped.
  * @nr_full:   length of @full (read without the lock as a hint).
  * @nr_empty:  length of @empty (likewise).
  * @min_full:  fewest full magazines since the last reap: the working set
@@ -174,6 +186,7 @@ struct uc_depot {
 	spinlock_t lock;	/* protects the lists, counts and stats */
 	struct list_head full;
 	struct list_head empty;
+	struct list_head partial;
 	unsigned long nr_full;
 	unsigned long nr_empty;
 	unsigned long min_full;
@@ -239,7 +252,7 @@ static inline long uc_arena_stat(struct uc_arena *arena, enum uc_arena_stat item
 int uc_arenas_init(void);
 struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid);
 struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
-				 unsigned long addr);
+				 unsigned long addr, struct page **pagep);
 unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 			     unsigned long align, void *owner, gfp_t gfp);
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,
@@ -255,9 +268,11 @@ extern const char *const uc_depot_stat_names[UC_DEPOT_STAT_COUNT];
 int uc_mag_init(void);
 int uc_mag_init_arena(struct uc_arena *arena);
 unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner);
-int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner);
-void uc_round_tag(struct uc_arena *arena, unsigned long addr, void *owner);
-bool uc_round_owned_by(struct uc_arena *arena, unsigned long addr, void *owner);
+bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page);
+struct page *uc_round_page(struct uc_arena *arena, unsigned long addr);
+void uc_round_tag(struct page *page, void *owner);
+bool uc_round_untag(struct page *page, void *owner);
+bool uc_round_owned_by(struct page *page, void *owner);
 unsigned long uc_mag_drain(void);
 unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);

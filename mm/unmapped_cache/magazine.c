@@ -48,7 +48,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
+#include <linux/smp.h>
 
 #include "internal.h"
 
@@ -72,8 +72,8 @@ static_assert(ARRAY_SIZE(uc_depot_stat_names) == UC_DEPOT_STAT_COUNT);
 
 static enum cpuhp_state uc_mag_cpuhp_state;
 
-/* The struct page whose ->private tags a round's owner. */
-static struct page *uc_round_page(struct uc_arena *arena, unsigned long addr)
+/* The struct page whose ->private tags a round's owner (slow: a walk). */
+struct page *uc_round_page(struct uc_arena *arena, unsigned long addr)
 {
 	if (arena->perm == UNMAPPED_CACHE_NONE)
 		return pfn_to_page(PHYS_PFN(addr));
@@ -86,25 +86,18 @@ static struct page *uc_round_page(struct uc_arena *arena, unsigned long addr)
  * so only the freeing CPU writes ->private; the cmpxchg makes two
  * concurrent frees of the same page fail one of them.
  */
-void uc_round_tag(struct uc_arena *arena, unsigned long addr, void *owner)
+void uc_round_tag(struct page *page, void *owner)
 {
-	WRITE_ONCE(uc_round_page(arena, addr)->private, (unsigned long)owner);
+	WRITE_ONCE(page->private, (unsigned long)owner);
 }
 
-static bool uc_round_untag(struct uc_arena *arena, unsigned long addr,
-			   void *owner)
+bool uc_round_untag(struct page *page, void *owner)
 {
-	struct page *page = uc_round_page(arena, addr);
-
-	if (!page)
-		return false;
-	return try_cmpxchg(&page->private, (unsigned long *)&owner, 0);
+	return page && try_cmpxchg(&page->private, (unsigned long *)&owner, 0);
 }
 
-bool uc_round_owned_by(struct uc_arena *arena, unsigned long addr, void *owner)
+bool uc_round_owned_by(struct page *page, void *owner)
 {
-	struct page *page = uc_round_page(arena, addr);
-
 	return page && READ_ONCE(page->private) == (unsigned long)owner;
 }
 
@@ -139,11 +132,17 @@ static struct uc_magazine *uc_depot_take_locked(struct uc_depot *depot,
 	return mag;
 }
 
-/* Put a full (rounds == UC_MAG_ROUNDS) or empty magazine into the depot. */
+/*
+ * Put a magazine into the depot: full and empty ones where CPUs find them,
+ * partly used ones (flushed from a CPU) on the list only reaping empties.
+ */
 static void uc_depot_put_locked(struct uc_depot *depot, struct uc_magazine *mag)
 {
 	lockdep_assert_held(&depot->lock);
-	VM_WARN_ON_ONCE(mag->rounds && mag->rounds != UC_MAG_ROUNDS);
+	if (mag->rounds && mag->rounds != UC_MAG_ROUNDS) {
+		list_add(&mag->list, &depot->partial);
+		return;
+	}
 	if (mag->rounds) {
 		list_add(&mag->list, &depot->full);
 		depot->nr_full++;
@@ -174,9 +173,10 @@ static void uc_depot_lock(struct uc_depot *depot, unsigned long *flags)
 unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 {
 	struct uc_depot *depot = &arena->depot;
-	unsigned long addr, flags, dflags;
 	struct uc_magazine *full = NULL;
+	unsigned long flags, dflags;
 	struct uc_mag_cpu *mc;
+	struct uc_round round;
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -206,11 +206,11 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 	mc->loaded = full;
 
 take:
-	addr = mc->loaded->round[--mc->loaded->rounds];
+	round = mc->loaded->round[--mc->loaded->rounds];
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
-	uc_round_tag(arena, addr, owner);
-	return addr;
+	uc_round_tag(round.page, owner);
+	return round.addr;
 
 miss:
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_MISS]);
@@ -221,24 +221,19 @@ miss:
 /**
  * uc_mag_free() - Give a single-page chunk back to this CPU's magazines.
  * @arena: the arena.
- * @addr:  the chunk; it must have been scrubbed already.
- * @owner: the cache it was handed to.
+ * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already.
+ * @page:  its page.
  *
  * Context: Any context.
- * Return: 1 when the round is in a magazine; 0 when the magazines are full
- * and no empty one could be had (the caller frees it to the arena, the tag
- * is cleared); -EINVAL when @addr is not a round handed to @owner (nothing
- * changed).
+ * Return: true when the round is in a magazine; false when the magazines
+ * are full and no empty one could be had: the caller frees it to the arena.
  */
-int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner)
+bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 {
 	struct uc_depot *depot = &arena->depot;
 	struct uc_magazine *empty = NULL;
 	unsigned long flags, dflags;
 	struct uc_mag_cpu *mc;
-
-	if (!uc_round_untag(arena, addr, owner))
-		return -EINVAL;
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -262,7 +257,7 @@ int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner)
 	if (!empty) {
 		__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_MISS]);
 		local_unlock_irqrestore(&arena->mags->lock, flags);
-		return 0;
+		return false;
 	}
 	if (mc->previous) {
 		uc_depot_lock(depot, &dflags);
@@ -273,17 +268,18 @@ int uc_mag_free(struct uc_arena *arena, unsigned long addr, void *owner)
 	mc->loaded = empty;
 
 push:
-	mc->loaded->round[mc->loaded->rounds++] = addr;
+	mc->loaded->round[mc->loaded->rounds].addr = addr;
+	mc->loaded->round[mc->loaded->rounds++].page = page;
 	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
-	return 1;
+	return true;
 }
 
 /* Give every round of @mag back to the arena and free the magazine. */
 static void uc_magazine_destroy(struct uc_arena *arena, struct uc_magazine *mag)
 {
 	while (mag->rounds)
-		uc_arena_free_round(arena, mag->round[--mag->rounds]);
+		uc_arena_free_round(arena, mag->round[--mag->rounds].addr);
 	kfree(mag);
 }
 
@@ -313,6 +309,8 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 			break;
 		list_add(&mag->list, &reaped);
 	}
+	if (all)
+		list_splice_init(&depot->partial, &reaped);
 	depot->min_full = depot->nr_full;
 	depot->min_empty = depot->nr_empty;
 	list_for_each_entry(mag, &reaped, list)
@@ -326,65 +324,51 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 	return pages;
 }
 
-/* Move a CPU's magazines into the depot (the CPU is dead or is this one). */
-static void uc_mag_flush_cpu(struct uc_arena *arena, int cpu)
-{
-	struct uc_mag_cpu *mc = per_cpu_ptr(arena->mags, cpu);
-	struct uc_magazine *mags[2] = { mc->loaded, mc->previous };
-	unsigned long flags;
-	int i;
-
-	mc->loaded = NULL;
-	mc->previous = NULL;
-	for (i = 0; i < 2; i++) {
-		if (!mags[i])
-			continue;
-		if (mags[i]->rounds && mags[i]->rounds < UC_MAG_ROUNDS) {
-			/* The depot keeps only full and empty magazines. */
-			uc_magazine_destroy(arena, mags[i]);
-			continue;
-		}
-		uc_depot_lock(&arena->depot, &flags);
-		uc_depot_put_locked(&arena->depot, mags[i]);
-		spin_unlock_irqrestore(&arena->depot.lock, flags);
-	}
-}
-
-static void uc_mag_flush_this_cpu(struct work_struct *work)
+/*
+ * Move a CPU's magazines into the depots.  Only the depot lock is taken
+ * (irq-safe), so this runs in an IPI as well as for a dead CPU.
+ */
+static void uc_mag_flush_cpu(int cpu)
 {
 	enum unmapped_cache_perm perm;
 	struct uc_mag_cpu *mc;
 	struct uc_arena *arena;
 	unsigned long flags;
-	int nid;
+	int nid, i;
 
 	for_each_node_state(nid, N_MEMORY) {
 		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
 			struct uc_magazine *mags[2];
-			int i;
 
 			arena = uc_arenas[perm][nid];
 			if (!arena)
 				continue;
-			local_lock_irqsave(&arena->mags->lock, flags);
-			mc = this_cpu_ptr(arena->mags);
+			mc = per_cpu_ptr(arena->mags, cpu);
 			mags[0] = mc->loaded;
 			mags[1] = mc->previous;
 			mc->loaded = NULL;
 			mc->previous = NULL;
-			local_unlock_irqrestore(&arena->mags->lock, flags);
+			uc_depot_lock(&arena->depot, &flags);
 			for (i = 0; i < 2; i++)
 				if (mags[i])
-					uc_magazine_destroy(arena, mags[i]);
+					uc_depot_put_locked(&arena->depot, mags[i]);
+			spin_unlock_irqrestore(&arena->depot.lock, flags);
 		}
 	}
+}
+
+/* IPI handler: interrupts are off, so no magazine operation is under way. */
+static void uc_mag_flush_ipi(void *unused)
+{
+	uc_mag_flush_cpu(smp_processor_id());
 }
 
 /**
  * uc_mag_drain() - Give back every round of every magazine.
  *
- * Flushes each CPU's magazines (running on that CPU) and empties every
- * depot.  The arenas keep the pages; uc_arena_shrink() returns the blocks.
+ * Moves each CPU's magazines into the depots (an IPI to every CPU) and
+ * empties every depot.  The arenas keep the pages; uc_arena_shrink()
+ * returns the blocks.
  *
  * Context: Process context; may sleep.
  * Return: the number of pages that went back to the arenas.
@@ -395,7 +379,7 @@ unsigned long uc_mag_drain(void)
 	unsigned long pages = 0;
 	int nid;
 
-	schedule_on_each_cpu(uc_mag_flush_this_cpu);
+	on_each_cpu(uc_mag_flush_ipi, NULL, 1);
 	for_each_node_state(nid, N_MEMORY)
 		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
 			if (uc_arenas[perm][nid])
@@ -431,13 +415,7 @@ unsigned long uc_depot_rounds(struct uc_arena *arena)
 /* A CPU went offline: its magazines go to the depot. */
 static int uc_mag_cpu_dead(unsigned int cpu)
 {
-	enum unmapped_cache_perm perm;
-	int nid;
-
-	for_each_node_state(nid, N_MEMORY)
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
-			if (uc_arenas[perm][nid])
-				uc_mag_flush_cpu(uc_arenas[perm][nid], cpu);
+	uc_mag_flush_cpu(cpu);
 	return 0;
 }
 
@@ -459,6 +437,7 @@ int uc_mag_init_arena(struct uc_arena *arena)
 	spin_lock_init(&arena->depot.lock);
 	INIT_LIST_HEAD(&arena->depot.full);
 	INIT_LIST_HEAD(&arena->depot.empty);
+	INIT_LIST_HEAD(&arena->depot.partial);
 	arena->mags = alloc_percpu(struct uc_mag_cpu);
 	if (!arena->mags)
 		return -ENOMEM;

@@ -4,10 +4,12 @@
  *
  * count_objects reports, without locks, the pages a scan could free: the
  * rounds in the depots and the free space of the arenas.  scan_objects
- * reaps the depots' working-set excess (magazines no CPU needed since the
- * last scan go back to their arenas) and then returns every block that
+ * first reaps the depots' working-set excess (magazines no CPU needed since
+ * the last scan go back to their arenas) and returns every block that
  * became entirely free, each arena keeping one block so that the next
- * allocation does not pay a refill at once.  A block returns through
+ * allocation does not pay a refill at once.  If that frees nothing while
+ * pressure persists, it drains the magazines of every CPU as well and
+ * tries again.  A block returns through
  * uc_block_release(): its direct-map entry is restored (same PMD, no
  * split) before the page allocator sees it.  A block with even one live
  * chunk stays.
@@ -52,6 +54,10 @@ static unsigned long uc_shrink_scan(struct shrinker *shrinker,
 	uc_mag_reap();
 	/* Reclaim may run inside a refill: never wait for grow_lock. */
 	blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
+	if (!blocks) {
+		uc_mag_drain();
+		blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
+	}
 	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_STOP;
 }
 

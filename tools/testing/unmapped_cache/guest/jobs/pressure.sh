@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# The shrinker under memory pressure (issue: magazines, depot, shrinker).
+#  1. population: N chunks in each of a NONE, a ROX and an RW cache,
+#     written, then all freed: the arenas keep free blocks and the
+#     magazines keep single pages.
+#  2. pressure: a process touches most of MemAvailable, then drop_caches.
+#  3. every arena must hold at most one block, and no level-2 split may
+#     have happened over the whole run.
+. "$UC_DIR/jobs/lib.sh"
+
+dbg=/sys/kernel/debug/unmapped_cache
+nr=${UC_POPULATION:-2000}
+blocks_per_arena() { awk '/^arena/ { a = $2 } /blocks held:/ { print a, $3 }' "$dbg/arenas"; }
+max_blocks() { blocks_per_arena | awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }'; }
+
+start=$(uc_snapshot)
+uc_measure population sh -c "echo $nr > $dbg/exercise_population" || exit 1
+echo "after population:"; blocks_per_arena | sed 's/^/  /'
+after_pop=$(max_blocks)
+
+uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" || exit 1
+echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
+after_pressure=$(max_blocks)
+end=$(uc_snapshot)
+
+echo "UC-PRESSURE max_blocks_after_population=$after_pop max_blocks_after_pressure=$after_pressure"
+get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+echo "UC-PRESSURE l2_delta=$(( $(get "$end" l2) - $(get "$start" l2) ))" \
+     "l3_delta=$(( $(get "$end" l3) - $(get "$start" l3) ))" \
+     "dm4k_delta=$(( $(get "$end" dm4k) - $(get "$start" dm4k) ))" \
+     "dm2m_delta=$(( $(get "$end" dm2m) - $(get "$start" dm2m) ))"
