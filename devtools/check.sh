@@ -89,4 +89,28 @@ rc=$?
 [ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||
 	fail "guest: bpftrace over 9p (status $rc, log: $UC_GUEST/logs/bpftrace.log)"
 
+uc_log "debug kernel: lockdep, DEBUG_VM, DEBUG_LIST (log: $UC_CACHE/logs/build-debug.log)"
+if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh"; then
+	pass "build: debug kernel"
+	log=$UC_GUEST/logs/kunit-debug.log
+	# Only the magazine suite: the bad-input cases of the other suites
+	# warn on purpose, and here any warning is a failure.
+	UC_VARIANT=debug "$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --log "$log" \
+		--append "kunit.filter_glob=unmapped_cache_magazine*" kunit
+	rc=$?
+	[ $rc -eq 0 ] && pass "debug guest: KUnit boot reached user space" ||
+		fail "debug guest: KUnit boot (status $rc, log: $log)"
+	while read -r status name; do
+		case "$status" in
+		PASS) pass "kunit (debug kernel): $name" ;;
+		FAIL|SKIP|INCOMPLETE) fail "kunit (debug kernel): $status $name" ;;
+		esac
+	done < <(python3 "$UC_ROOT/devtools/ktap.py" "$log")
+	splats=$(grep -a -c -E 'WARNING:|BUG:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Call Trace' "$log")
+	[ "$splats" -eq 0 ] && pass "debug guest: no lockdep/DEBUG_VM splat (magazine stress on 4 vCPUs)" ||
+		fail "debug guest: $splats splat lines, see $log"
+else
+	fail "build: debug kernel (log: $UC_CACHE/logs/build-debug.log)"
+fi
+
 finish
