@@ -179,9 +179,19 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len);
  * arch_unmapped_cache_clear_page() - Zero a page that has no kernel mapping.
  * @page: the page.
  *
- * Context: process context; may sleep.
+ * Through a mapping that only this CPU sees, for the length of the clear;
+ * takes no shared lock and sends no IPI.
+ * Context: any context.
  */
 void arch_unmapped_cache_clear_page(struct page *page);
+
+/**
+ * arch_unmapped_cache_init() - Set up what the hooks above need.
+ *
+ * Context: boot, from the cache's initcall.
+ * Return: 0, or an error, which leaves the cache disabled.
+ */
+int arch_unmapped_cache_init(void);
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 /*

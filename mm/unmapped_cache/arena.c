@@ -28,7 +28,7 @@
  * both through text_poke (no writable alias of the memory ever exists), RW
  * with zeroes through its own mapping.  NONE pages cannot be written on
  * free (they have no mapping), so they are cleared on allocation through
- * the temporary poking mm.
+ * a mapping only the allocating CPU sees (arch_unmapped_cache_clear_page()).
  *
  * Locking
  * -------

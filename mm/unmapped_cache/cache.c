@@ -234,15 +234,15 @@ EXPORT_SYMBOL_GPL(unmapped_cache_free);
 /**
  * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
  * @cache: a NONE cache.
- * @gfp:   GFP_KERNEL (the page is cleared through a temporary mapping,
- *         which sleeps).
+ * @gfp:   GFP_KERNEL to allow a refill, GFP_ATOMIC to use only pages the
+ *         cache already has.
  *
  * The page is zeroed, has a reference count of one that belongs to the
  * caller until unmapped_cache_free_page(), and has no present direct-map
  * entry: the caller maps it where it needs it (in user space, say) and must
  * not expect page_address() to work.
  *
- * Context: Process context; may sleep.
+ * Context: Process context with GFP_KERNEL; any context otherwise.
  * Return: the page, or NULL.
  */
 struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
@@ -252,8 +252,6 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	unsigned long phys;
 
 	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
-		return NULL;
-	if (WARN_ON_ONCE(!gfpflags_allow_blocking(gfp)))
 		return NULL;
 	arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
 	if (!arena)

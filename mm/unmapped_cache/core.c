@@ -95,6 +95,10 @@ static int __init unmapped_cache_init(void)
 		return 0;
 	}
 
+	if (arch_unmapped_cache_init()) {
+		pr_warn("architecture setup failed, disabled\n");
+		return 0;
+	}
 	if (uc_arenas_init() || uc_mag_init()) {
 		pr_warn("no memory for the arenas, disabled\n");
 		return 0;

@@ -20,13 +20,17 @@
  */
 
 #include <linux/fault-inject.h>
+#include <linux/init.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/pgtable.h>
 #include <linux/set_memory.h>
 #include <linux/unmapped_cache.h>
+#include <linux/vmalloc.h>
 
 #include <asm/set_memory.h>
 #include <asm/text-patching.h>
+#include <asm/tlbflush.h>
 
 int arch_unmapped_cache_unmap_block(struct page *page)
 {
@@ -95,7 +99,50 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len)
 	text_poke_set(dst, c, len);
 }
 
+/*
+ * Clearing pages that have no kernel mapping (NONE arena pages on their way
+ * to a new owner).
+ *
+ * Each CPU owns one page of kernel virtual space, uc_clear_base + cpu *
+ * PAGE_SIZE, whose page table was allocated at boot.  To clear a page, the
+ * CPU maps it there with interrupts off, clears it, unmaps it and
+ * invalidates the entry in its own TLB only: no other CPU ever uses that
+ * address, so no IPI is needed, and no lock is shared (the way kmap_local()
+ * slots work on 32-bit highmem).  The page is visible only to this CPU and
+ * only for the length of clear_page().
+ */
+static unsigned long uc_clear_base __ro_after_init;
+static DEFINE_PER_CPU_READ_MOSTLY(pte_t *, uc_clear_pte);
+
+static int __init uc_clear_pte_fn(pte_t *pte, unsigned long addr, void *data)
+{
+	per_cpu(uc_clear_pte, (addr - uc_clear_base) >> PAGE_SHIFT) = pte;
+	return 0;
+}
+
+int __init arch_unmapped_cache_init(void)
+{
+	struct vm_struct *area;
+
+	area = get_vm_area(nr_cpu_ids * PAGE_SIZE, VM_MAP);
+	if (!area)
+		return -ENOMEM;
+	uc_clear_base = (unsigned long)area->addr;
+	return apply_to_page_range(&init_mm, uc_clear_base,
+				   nr_cpu_ids * PAGE_SIZE, uc_clear_pte_fn, NULL);
+}
+
 void arch_unmapped_cache_clear_page(struct page *page)
 {
-	text_poke_clear_page(page);
+	unsigned long flags, addr;
+	pte_t *ptep;
+
+	local_irq_save(flags);
+	addr = uc_clear_base + smp_processor_id() * PAGE_SIZE;
+	ptep = this_cpu_read(uc_clear_pte);
+	set_pte(ptep, mk_pte(page, PAGE_KERNEL));
+	clear_page((void *)addr);
+	pte_clear(&init_mm, addr, ptep);
+	flush_tlb_one_kernel(addr);
+	local_irq_restore(flags);
 }
