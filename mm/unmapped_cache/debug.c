@@ -215,6 +215,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(exercise_population_fops, NULL,
 enum uc_bench_path {
 	UC_BENCH_MAG_RW,		/* magazines, RW cache */
 	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
+	UC_BENCH_CLEAR,			/* just the clear of a NONE page */
 	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
 	UC_BENCH_KZALLOC,		/* kzalloc(PAGE_SIZE) + kfree(): zeroed, like ours */
 	UC_BENCH_ALLOC_PAGE,		/* alloc_page() + __free_page() */
@@ -226,6 +227,7 @@ enum uc_bench_path {
 static const char *const uc_bench_names[] = {
 	[UC_BENCH_MAG_RW]	= "unmapped_cache RW page (magazines)",
 	[UC_BENCH_MAG_NONE]	= "unmapped_cache NONE page (magazines)",
+	[UC_BENCH_CLEAR]	= "  of which: clearing the page (arch_unmapped_cache_clear_page)",
 	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_KZALLOC]	= "kzalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_ALLOC_PAGE]	= "alloc_page/__free_page",
@@ -240,6 +242,12 @@ static struct {
 	unsigned long pairs;
 	u64 ns[UC_BENCH_COUNT];
 } uc_bench;
+
+/* One benchmark at a time. */
+static DEFINE_MUTEX(uc_bench_lock);
+
+/* A page of the NONE cache, for UC_BENCH_CLEAR; access under uc_bench_lock. */
+static struct page *uc_bench_page;
 
 static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 			struct unmapped_cache *none)
@@ -260,6 +268,9 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 		if (!page)
 			return -ENOMEM;
 		unmapped_cache_free_page(none, page);
+		return 0;
+	case UC_BENCH_CLEAR:
+		arch_unmapped_cache_clear_page(uc_bench_page);
 		return 0;
 	case UC_BENCH_KMALLOC:
 		p = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -309,9 +320,15 @@ static int uc_bench_run(unsigned long pairs)
 	unsigned long i;
 	int path, err = 0;
 
+	guard(mutex)(&uc_bench_lock);
 	rw = unmapped_cache_create("debugfs-bench", UNMAPPED_CACHE_RW);
 	none = unmapped_cache_create("debugfs-bench", UNMAPPED_CACHE_NONE);
 	if (!rw || !none) {
+		err = -ENOMEM;
+		goto out;
+	}
+	uc_bench_page = unmapped_cache_alloc_page(none, GFP_KERNEL);
+	if (!uc_bench_page) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -331,6 +348,8 @@ static int uc_bench_run(unsigned long pairs)
 		uc_bench.pairs = pairs;
 		memcpy(uc_bench.ns, ns, sizeof(ns));
 	}
+	unmapped_cache_free_page(none, uc_bench_page);
+	uc_bench_page = NULL;
 out:
 	unmapped_cache_destroy(none);
 	unmapped_cache_destroy(rw);
