@@ -89,6 +89,12 @@ rc=$?
 [ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||
 	fail "guest: bpftrace over 9p (status $rc, log: $UC_GUEST/logs/bpftrace.log)"
 
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot splittrace
+rc=$?
+log=$UC_GUEST/logs/splittrace.log
+[ $rc -eq 0 ] && pass "guest: bpftrace on x86_cpa:direct_map_split sees exactly the vmstat level-2 splits ($(sed -n 's/.*UC-SPLITTRACE //p' "$log" | tr -d '\r'))" ||
+	fail "guest: split tracepoint vs vmstat (status $rc, log: $log)"
+
 uc_log "debug kernel: lockdep, DEBUG_VM, DEBUG_LIST (log: $UC_CACHE/logs/build-debug.log)"
 if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh"; then
 	pass "build: debug kernel"
