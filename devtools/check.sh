@@ -19,6 +19,19 @@ check() {
 		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
 	fi
 }
+# kunit_results LABEL LOG: one PASS/FAIL per KUnit case of a console log,
+# and a FAIL if the output is incomplete (a crash) or has no case at all.
+kunit_results() {
+	local label=$1 log=$2 status name
+	while read -r status name; do
+		case "$status" in
+		PASS) pass "$label: $name" ;;
+		FAIL|SKIP|INCOMPLETE) fail "$label: $status $name" ;;
+		esac
+	done < <(python3 "$UC_ROOT/devtools/ktap.py" "$log")
+	python3 "$UC_ROOT/devtools/ktap.py" "$log" >/dev/null ||
+		fail "$label: summary (see $log)"
+}
 finish() {
 	echo "wall time: $(( $(date +%s) - t0 ))s"
 	echo "$passed passed, $failed failed"
@@ -50,6 +63,8 @@ else
 fi
 check "build: W=1 and sparse (C=2) clean on the project's kernel files" \
 	"$UC_ROOT/devtools/lint-build.sh"
+check "build: <linux/unmapped_cache.h> stubs compile with CONFIG_UNMAPPED_CACHE=n" \
+	"$UC_ROOT/devtools/check-stubs.sh"
 "$UC_ROOT/devtools/mkinitramfs.sh" && pass "build: guest programs and initramfs" ||
 	{ fail "build: guest programs and initramfs"; finish; }
 
@@ -58,14 +73,7 @@ uc_log "KUnit in QEMU"
 rc=$?
 [ $rc -eq 0 ] && pass "guest: KUnit boot reached user space" ||
 	fail "guest: KUnit boot (status $rc, log: $UC_GUEST/logs/kunit.log)"
-while read -r status name; do
-	case "$status" in
-	PASS) pass "kunit: $name" ;;
-	FAIL|SKIP|INCOMPLETE) fail "kunit: $status $name" ;;
-	esac
-done < <(python3 "$UC_ROOT/devtools/ktap.py" "$UC_GUEST/logs/kunit.log")
-python3 "$UC_ROOT/devtools/ktap.py" "$UC_GUEST/logs/kunit.log" >/dev/null ||
-	fail "kunit: summary (see $UC_GUEST/logs/kunit.log)"
+kunit_results kunit "$UC_GUEST/logs/kunit.log"
 
 uc_log "guest jobs"
 "$UC_ROOT/devtools/qemu-run.sh" --timeout 600 blocks
@@ -106,12 +114,7 @@ if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh"; then
 	rc=$?
 	[ $rc -eq 0 ] && pass "debug guest: KUnit boot reached user space" ||
 		fail "debug guest: KUnit boot (status $rc, log: $log)"
-	while read -r status name; do
-		case "$status" in
-		PASS) pass "kunit (debug kernel): $name" ;;
-		FAIL|SKIP|INCOMPLETE) fail "kunit (debug kernel): $status $name" ;;
-		esac
-	done < <(python3 "$UC_ROOT/devtools/ktap.py" "$log")
+	kunit_results "kunit (debug kernel)" "$log"
 	splats=$(grep -a -c -E 'WARNING:|BUG:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|Call Trace' "$log")
 	[ "$splats" -eq 0 ] && pass "debug guest: no lockdep/DEBUG_VM splat (magazine stress on 4 vCPUs)" ||
 		fail "debug guest: $splats splat lines, see $log"

@@ -8,6 +8,7 @@
 #ifndef _LINUX_UNMAPPED_CACHE_H
 #define _LINUX_UNMAPPED_CACHE_H
 
+#include <linux/errno.h>
 #include <linux/gfp_types.h>
 #include <linux/types.h>
 

@@ -74,6 +74,7 @@ const char *const uc_arena_stat_names[] = {
 static_assert(ARRAY_SIZE(uc_arena_stat_names) == UC_ARENA_STAT_COUNT);
 
 struct uc_arena *uc_arenas[UNMAPPED_CACHE_NR_PERMS][MAX_NUMNODES];
+LIST_HEAD(uc_arena_list);
 
 static inline void uc_arena_count(struct uc_arena *arena,
 				  enum uc_arena_stat item, long nr)
@@ -486,15 +487,11 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
  */
 unsigned long uc_shrink_all(unsigned long keep, bool trylock)
 {
-	enum unmapped_cache_perm perm;
+	struct uc_arena *arena;
 	unsigned long freed = 0;
-	int nid;
 
-	for_each_node_state(nid, N_MEMORY)
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
-			if (uc_arenas[perm][nid])
-				freed += uc_arena_shrink(uc_arenas[perm][nid],
-							 keep, trylock);
+	list_for_each_entry(arena, &uc_arena_list, node)
+		freed += uc_arena_shrink(arena, keep, trylock);
 	return freed;
 }
 
@@ -634,6 +631,7 @@ int __init uc_arenas_init(void)
 				return -ENOMEM;
 			}
 			uc_arenas[perm][nid] = arena;
+			list_add_tail(&arena->node, &uc_arena_list);
 		}
 	}
 	return 0;

@@ -387,36 +387,31 @@ DEFINE_DEBUGFS_ATTRIBUTE(drain_fops, NULL, drain_set, "%llu\n");
 
 static int arenas_show(struct seq_file *seq, void *v)
 {
-	enum unmapped_cache_perm perm;
 	struct uc_arena_info info;
 	struct uc_arena *arena;
-	int nid, i;
+	int i;
 
-	for_each_node_state(nid, N_MEMORY) {
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
-			arena = uc_arenas[perm][nid];
-			if (!arena)
-				continue;
-			uc_arena_info(arena, &info);
-			seq_printf(seq, "arena %s node %d\n", uc_perm_names[perm], nid);
-			seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
-			seq_printf(seq, "  pages in use: %lu\n",
-				   info.busy_bytes >> PAGE_SHIFT);
-			seq_printf(seq, "  pages free in tree: %lu\n",
-				   info.free_bytes >> PAGE_SHIFT);
-			seq_printf(seq, "  largest free range: %lu pages\n",
-				   info.largest_free >> PAGE_SHIFT);
-			seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
-			for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
-				seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],
-					   uc_arena_stat(arena, i));
-			for (i = 0; i < UC_MAG_STAT_COUNT; i++)
-				seq_printf(seq, "  %s: %lu\n", uc_mag_stat_names[i],
-					   uc_mag_stat(arena, i));
-			for (i = 0; i < UC_DEPOT_STAT_COUNT; i++)
-				seq_printf(seq, "  %s: %lu\n", uc_depot_stat_names[i],
-					   READ_ONCE(arena->depot.stats[i]));
-		}
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		uc_arena_info(arena, &info);
+		seq_printf(seq, "arena %s node %d\n", uc_perm_names[arena->perm],
+			   arena->nid);
+		seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
+		seq_printf(seq, "  pages in use: %lu\n",
+			   info.busy_bytes >> PAGE_SHIFT);
+		seq_printf(seq, "  pages free in tree: %lu\n",
+			   info.free_bytes >> PAGE_SHIFT);
+		seq_printf(seq, "  largest free range: %lu pages\n",
+			   info.largest_free >> PAGE_SHIFT);
+		seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
+		for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
+			seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],
+				   uc_arena_stat(arena, i));
+		for (i = 0; i < UC_MAG_STAT_COUNT; i++)
+			seq_printf(seq, "  %s: %lu\n", uc_mag_stat_names[i],
+				   uc_mag_stat(arena, i));
+		for (i = 0; i < UC_DEPOT_STAT_COUNT; i++)
+			seq_printf(seq, "  %s: %lu\n", uc_depot_stat_names[i],
+				   READ_ONCE(arena->depot.stats[i]));
 	}
 	return 0;
 }

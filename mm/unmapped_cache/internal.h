@@ -218,6 +218,7 @@ enum uc_arena_stat {
  * @stats:     counters, see enum uc_arena_stat.
  * @mags:      each CPU's magazines.
  * @depot:     the magazines no CPU has loaded.
+ * @node:      in uc_arena_list.
  */
 struct uc_arena {
 	enum unmapped_cache_perm perm;
@@ -230,6 +231,7 @@ struct uc_arena {
 	atomic_long_t stats[UC_ARENA_STAT_COUNT];
 	struct uc_mag_cpu __percpu *mags;
 	struct uc_depot depot;
+	struct list_head node;
 };
 
 /* What uc_arena_info() reports. */
@@ -241,6 +243,8 @@ struct uc_arena_info {
 };
 
 extern struct uc_arena *uc_arenas[UNMAPPED_CACHE_NR_PERMS][MAX_NUMNODES];
+/* Every arena, linked by uc_arena.node; set up at boot, never changed. */
+extern struct list_head uc_arena_list;
 extern const char *const uc_perm_names[UNMAPPED_CACHE_NR_PERMS];
 extern const char *const uc_arena_stat_names[UC_ARENA_STAT_COUNT];
 

@@ -330,30 +330,23 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
  */
 static void uc_mag_flush_cpu(int cpu)
 {
-	enum unmapped_cache_perm perm;
+	struct uc_magazine *mags[2];
 	struct uc_mag_cpu *mc;
 	struct uc_arena *arena;
 	unsigned long flags;
-	int nid, i;
+	int i;
 
-	for_each_node_state(nid, N_MEMORY) {
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
-			struct uc_magazine *mags[2];
-
-			arena = uc_arenas[perm][nid];
-			if (!arena)
-				continue;
-			mc = per_cpu_ptr(arena->mags, cpu);
-			mags[0] = mc->loaded;
-			mags[1] = mc->previous;
-			mc->loaded = NULL;
-			mc->previous = NULL;
-			uc_depot_lock(&arena->depot, &flags);
-			for (i = 0; i < 2; i++)
-				if (mags[i])
-					uc_depot_put_locked(&arena->depot, mags[i]);
-			spin_unlock_irqrestore(&arena->depot.lock, flags);
-		}
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		mc = per_cpu_ptr(arena->mags, cpu);
+		mags[0] = mc->loaded;
+		mags[1] = mc->previous;
+		mc->loaded = NULL;
+		mc->previous = NULL;
+		uc_depot_lock(&arena->depot, &flags);
+		for (i = 0; i < 2; i++)
+			if (mags[i])
+				uc_depot_put_locked(&arena->depot, mags[i]);
+		spin_unlock_irqrestore(&arena->depot.lock, flags);
 	}
 }
 
@@ -375,15 +368,12 @@ static void uc_mag_flush_ipi(void *unused)
  */
 unsigned long uc_mag_drain(void)
 {
-	enum unmapped_cache_perm perm;
+	struct uc_arena *arena;
 	unsigned long pages = 0;
-	int nid;
 
 	on_each_cpu(uc_mag_flush_ipi, NULL, 1);
-	for_each_node_state(nid, N_MEMORY)
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
-			if (uc_arenas[perm][nid])
-				pages += uc_depot_reap(uc_arenas[perm][nid], true);
+	list_for_each_entry(arena, &uc_arena_list, node)
+		pages += uc_depot_reap(arena, true);
 	return pages;
 }
 
@@ -395,14 +385,11 @@ unsigned long uc_mag_drain(void)
  */
 unsigned long uc_mag_reap(void)
 {
-	enum unmapped_cache_perm perm;
+	struct uc_arena *arena;
 	unsigned long pages = 0;
-	int nid;
 
-	for_each_node_state(nid, N_MEMORY)
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++)
-			if (uc_arenas[perm][nid])
-				pages += uc_depot_reap(uc_arenas[perm][nid], false);
+	list_for_each_entry(arena, &uc_arena_list, node)
+		pages += uc_depot_reap(arena, false);
 	return pages;
 }
 

@@ -29,19 +29,12 @@ static struct shrinker *uc_shrinker;
 static unsigned long uc_shrink_count(struct shrinker *shrinker,
 				     struct shrink_control *sc)
 {
-	enum unmapped_cache_perm perm;
 	unsigned long pages = 0;
 	struct uc_arena *arena;
-	int nid;
 
-	for_each_node_state(nid, N_MEMORY) {
-		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
-			arena = uc_arenas[perm][nid];
-			if (!arena)
-				continue;
-			pages += uc_depot_rounds(arena);
-			pages += READ_ONCE(arena->tree.free_bytes) >> PAGE_SHIFT;
-		}
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		pages += uc_depot_rounds(arena);
+		pages += READ_ONCE(arena->tree.free_bytes) >> PAGE_SHIFT;
 	}
 	return pages ? pages : SHRINK_EMPTY;
 }

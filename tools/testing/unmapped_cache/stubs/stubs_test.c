@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compile-only test: every stub that <linux/unmapped_cache.h> gives a
+ * kernel built without CONFIG_UNMAPPED_CACHE, as a caller would use them.
+ * devtools/check-stubs.sh compiles it with the kernel's own flags after
+ * undefining the option, warnings as errors.
+ */
+#undef CONFIG_UNMAPPED_CACHE
+#include <linux/unmapped_cache.h>
+
+int uc_stubs_test(void);
+int uc_stubs_test(void)
+{
+	struct unmapped_cache *c = unmapped_cache_create("x", UNMAPPED_CACHE_ROX);
+	void *p = unmapped_cache_alloc(c, 4096, GFP_KERNEL);
+	void *q = unmapped_cache_alloc_node(c, 4096, 4096, 0, GFP_KERNEL);
+	struct page *pg = unmapped_cache_alloc_page(c, GFP_KERNEL);
+	int ret = unmapped_cache_write(c, p, "x", 1);
+
+	unmapped_cache_free(c, p, 4096);
+	unmapped_cache_free(c, q, 4096);
+	unmapped_cache_free_page(c, pg);
+	unmapped_cache_destroy(c);
+	return ret + unmapped_cache_enabled();
+}
