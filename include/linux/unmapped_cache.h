@@ -10,6 +10,7 @@
 
 #include <linux/errno.h>
 #include <linux/gfp_types.h>
+#include <linux/pgtable.h>
 #include <linux/types.h>
 
 struct page;
@@ -40,7 +41,6 @@ enum unmapped_cache_perm {
 #ifdef CONFIG_UNMAPPED_CACHE
 
 #include <linux/bits.h>
-#include <linux/pgtable.h>
 
 /* ARCH_UNMAPPED_CACHE_TRAP_BYTE: what free text is filled with. */
 #include <asm/unmapped_cache.h>
@@ -64,6 +64,16 @@ enum unmapped_cache_perm {
  */
 bool unmapped_cache_enabled(void);
 
+/**
+ * unmapped_cache_active() - Whether the cache holds any memory.
+ *
+ * Hibernation is refused while it does: the image would have to be read
+ * through the direct map, and secret pages must not reach the disk.
+ *
+ * Return: true if at least one block is out of the direct map.
+ */
+bool unmapped_cache_active(void);
+
 struct unmapped_cache *unmapped_cache_create(const char *name,
 					     enum unmapped_cache_perm perm);
 void unmapped_cache_destroy(struct unmapped_cache *cache);
@@ -75,6 +85,13 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp);
 void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page);
 int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 			 const void *src, size_t len);
+void unmapped_cache_release_page(struct unmapped_cache *cache,
+				 struct page *page);
+bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page);
+void *unmapped_cache_vmap(size_t size, unsigned long align,
+			  unsigned long start, unsigned long end,
+			  pgprot_t prot, const void *caller);
+bool unmapped_cache_vunmap(const void *addr);
 
 /**
  * struct unmapped_cache_dm_counts - How the direct map is mapped, by level.
@@ -207,6 +224,7 @@ static inline bool unmapped_cache_should_fail_direct_map(void) { return false; }
 #else /* CONFIG_UNMAPPED_CACHE */
 
 static inline bool unmapped_cache_enabled(void) { return false; }
+static inline bool unmapped_cache_active(void) { return false; }
 
 static inline struct unmapped_cache *
 unmapped_cache_create(const char *name, enum unmapped_cache_perm perm)
@@ -245,6 +263,27 @@ static inline int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 				       const void *src, size_t len)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void unmapped_cache_release_page(struct unmapped_cache *cache,
+					       struct page *page) { }
+
+static inline bool unmapped_cache_owns_page(struct unmapped_cache *cache,
+					    struct page *page)
+{
+	return false;
+}
+
+static inline void *unmapped_cache_vmap(size_t size, unsigned long align,
+					unsigned long start, unsigned long end,
+					pgprot_t prot, const void *caller)
+{
+	return NULL;
+}
+
+static inline bool unmapped_cache_vunmap(const void *addr)
+{
+	return false;
 }
 
 #endif /* CONFIG_UNMAPPED_CACHE */

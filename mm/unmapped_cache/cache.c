@@ -14,11 +14,14 @@
 
 #include <linux/bug.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/unmapped_cache.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -268,6 +271,25 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_alloc_page);
 
+/* unmapped_cache_free_page() without the reference count check. */
+static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page)
+{
+	unsigned long phys;
+	struct uc_arena *arena;
+
+	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+		return;
+	phys = PFN_PHYS(page_to_pfn(page));
+	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
+	if (WARN_ON_ONCE(!arena))
+		return;
+	if (!uc_cache_free_round(cache, arena, phys, page) &&
+	    uc_arena_free(arena, phys, PAGE_SIZE, cache))
+		return;
+	atomic_long_dec(&cache->nr_chunks);
+	atomic_long_dec(&cache->nr_pages);
+}
+
 /**
  * unmapped_cache_free_page() - Free a page of a NONE cache.
  * @cache: the cache it was allocated from.
@@ -282,24 +304,145 @@ EXPORT_SYMBOL_GPL(unmapped_cache_alloc_page);
  */
 void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 {
-	unsigned long phys;
-	struct uc_arena *arena;
+	if (!page)
+		return;
+	if (WARN_ON_ONCE(page_ref_count(page) != 1))
+		return;
+	uc_cache_free_page(cache, page);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
+
+/*
+ * Pages given back with unmapped_cache_release_page() wait on this list
+ * until nobody else holds a reference.  They are linked through ->lru, which
+ * is unused: such pages are never on an LRU list.  While a page waits, its
+ * owner tag carries UC_RELEASING, so a second release or a free of the same
+ * page is refused.
+ */
+#define UC_RELEASING		1UL
+#define UC_RELEASE_RETRY	(HZ / 20)
+
+static LIST_HEAD(uc_release_list);	/* under uc_release_lock */
+static DEFINE_SPINLOCK(uc_release_lock);
+static atomic_long_t uc_release_waiting;
+
+static void uc_release_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(uc_release_work, uc_release_fn);
+
+/*
+ * Undo what a stay in the page cache leaves on a page, as __folio_put()
+ * does before the page allocator sees a page: mlock accounting, the memory
+ * cgroup charge, the mapping and the page flags.  The reference count is
+ * frozen at zero, so nobody else can look.
+ */
+static void uc_release_reset(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	if (folio_test_clear_mlocked(folio)) {
+		zone_stat_mod_folio(folio, NR_MLOCK, -1);
+		count_vm_event(UNEVICTABLE_PGCLEARED);
+	}
+	mem_cgroup_uncharge(folio);
+	page->mapping = NULL;
+	page->flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
+}
+
+static void uc_release_fn(struct work_struct *work)
+{
+	struct page *page, *next;
+	LIST_HEAD(ready);
+	bool waiting;
+
+	spin_lock_irq(&uc_release_lock);
+	list_for_each_entry_safe(page, next, &uc_release_list, lru)
+		if (page_ref_freeze(page, 1))
+			list_move_tail(&page->lru, &ready);
+	waiting = !list_empty(&uc_release_list);
+	spin_unlock_irq(&uc_release_lock);
+
+	list_for_each_entry_safe(page, next, &ready, lru) {
+		unsigned long owner = page_private(page) & ~UC_RELEASING;
+
+		list_del_init(&page->lru);
+		uc_release_reset(page);
+		set_page_private(page, owner);
+		page_ref_unfreeze(page, 1);
+		uc_cache_free_page((struct unmapped_cache *)owner, page);
+		atomic_long_dec(&uc_release_waiting);
+	}
+	if (waiting)
+		schedule_delayed_work(&uc_release_work, UC_RELEASE_RETRY);
+}
+
+/* Give back every released page that is free to go; for drains and tests. */
+void uc_release_flush(void)
+{
+	flush_delayed_work(&uc_release_work);
+}
+
+long uc_release_pending(void)
+{
+	return atomic_long_read(&uc_release_waiting);
+}
+
+/**
+ * unmapped_cache_release_page() - Free a page that others may still hold.
+ * @cache: the NONE cache the page was allocated from.
+ * @page:  the page, or NULL.
+ *
+ * For pages that lived in the page cache, where code the owner does not
+ * control (speculative lookups, mlock batching, the page cache itself) may
+ * hold references for a while after the owner is done.  The caller hands
+ * over the reference that unmapped_cache_alloc_page() gave it and may hold
+ * others that it drops afterwards; the cache takes the page back once its
+ * own reference is the last one, so the page never reaches the page
+ * allocator with no direct-map entry.  The page must not be on an LRU list.
+ *
+ * Context: Any context.
+ */
+void unmapped_cache_release_page(struct unmapped_cache *cache,
+				 struct page *page)
+{
+	unsigned long flags;
 
 	if (!page)
 		return;
-	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE ||
+			 PageLRU(page)))
 		return;
-	phys = PFN_PHYS(page_to_pfn(page));
-	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
-	if (WARN_ON_ONCE(!arena || page_ref_count(page) != 1))
+	/* Refuses a page of another cache and a second release. */
+	if (WARN_ON_ONCE(cmpxchg(&page->private, (unsigned long)cache,
+				 (unsigned long)cache | UC_RELEASING) !=
+			 (unsigned long)cache))
 		return;
-	if (!uc_cache_free_round(cache, arena, phys, page) &&
-	    uc_arena_free(arena, phys, PAGE_SIZE, cache))
-		return;
-	atomic_long_dec(&cache->nr_chunks);
-	atomic_long_dec(&cache->nr_pages);
+
+	atomic_long_inc(&uc_release_waiting);
+	spin_lock_irqsave(&uc_release_lock, flags);
+	list_add_tail(&page->lru, &uc_release_list);
+	spin_unlock_irqrestore(&uc_release_lock, flags);
+	/* Let the caller drop its own references first. */
+	schedule_delayed_work(&uc_release_work, 1);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
+EXPORT_SYMBOL_GPL(unmapped_cache_release_page);
+
+/**
+ * unmapped_cache_owns_page() - Whether a page is held from a cache.
+ * @cache: a NONE cache.
+ * @page:  any page.
+ *
+ * For users that fall back to the page allocator when the cache is out of
+ * memory and must tell the two kinds of page apart when they free them.
+ *
+ * Context: Any context.
+ * Return: true if @page was allocated from @cache and not freed since.
+ */
+bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page)
+{
+	return cache && page && uc_block_lookup(page_to_pfn(page)) &&
+	       uc_round_owned_by(page, cache);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_owns_page);
 
 /* Is [@dst, @dst + @len) inside one live chunk (or round) of @cache? */
 static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,

@@ -54,6 +54,7 @@
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/set_memory.h>
 #include <linux/unmapped_cache.h>
 
@@ -62,9 +63,28 @@
 /* Written once at init, read from any context. */
 static bool uc_enabled __ro_after_init;
 
+/* "unmapped_cache=off": every user takes its usual path (A/B testing). */
+static bool uc_off __initdata;
+
+static int __init uc_parse_param(char *arg)
+{
+	bool on;
+
+	if (!arg || kstrtobool(arg, &on))
+		return -EINVAL;
+	uc_off = !on;
+	return 0;
+}
+early_param("unmapped_cache", uc_parse_param);
+
 bool unmapped_cache_enabled(void)
 {
 	return READ_ONCE(uc_enabled);
+}
+
+bool unmapped_cache_active(void)
+{
+	return uc_blocks_held() > 0;
 }
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
@@ -90,6 +110,10 @@ static inline void uc_fault_debugfs_init(void) { }
 
 static int __init unmapped_cache_init(void)
 {
+	if (uc_off) {
+		pr_info("off (unmapped_cache=off): users take their usual path\n");
+		return 0;
+	}
 	if (!can_set_direct_map()) {
 		pr_info("direct map cannot be changed, disabled\n");
 		return 0;
@@ -109,6 +133,8 @@ static int __init unmapped_cache_init(void)
 	uc_fault_debugfs_init();
 	uc_debugfs_init(debugfs_create_dir("unmapped_cache", NULL));
 	WRITE_ONCE(uc_enabled, true);
+	if (uc_vmap_init())
+		pr_warn("no execmem cache: execmem uses vmalloc\n");
 	return 0;
 }
 subsys_initcall(unmapped_cache_init);

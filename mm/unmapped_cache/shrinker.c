@@ -57,7 +57,8 @@ static unsigned long uc_shrink_scan(struct shrinker *shrinker,
 /**
  * uc_drain() - Give back everything that is free, now.
  *
- * Empties every CPU's magazines and every depot, then returns every block
+ * Takes back released pages nobody else holds any more, empties every
+ * CPU's magazines and every depot, then returns every block
  * with no live chunk.  For administrators (debugfs "drain") and tests.
  *
  * Context: Process context; may sleep.
@@ -65,6 +66,7 @@ static unsigned long uc_shrink_scan(struct shrinker *shrinker,
  */
 unsigned long uc_drain(void)
 {
+	uc_release_flush();
 	uc_mag_drain();
 	return uc_shrink_all(0, false);
 }

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cache pages mapped page by page in a range of the kernel's virtual space:
+ * the backing of execmem (module memory, kprobe instruction pages, ftrace
+ * trampolines, BPF JIT images).
+ *
+ * Those users write their memory through an ordinary writable mapping and
+ * then seal it with set_memory_ro() or set_memory_rox().  With vmalloc
+ * pages behind it, each seal also changes the direct-map alias of every
+ * page, splitting the large direct-map entry around it, and vfree() of a
+ * sealed area changes the aliases back.  Here the pages come from a NONE
+ * cache instead: they have no present direct-map entry, so the seal changes
+ * only the mapping made here (cpa_process_alias() skips an alias that is
+ * not present) and the free changes nothing in the direct map at all.
+ *
+ * The mapping is made of base pages, like vmalloc's, so that the owner can
+ * change the permissions of any page range of it.  A freed mapping is
+ * removed and flushed from every TLB before its pages go back to the cache.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/cacheflush.h>
+#include <linux/kmemleak.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/unmapped_cache.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+
+#include "../internal.h"
+#include "internal.h"
+
+/* Larger requests (none seen in practice) take the caller's usual path. */
+#define UC_VMAP_MAX	SZ_256M
+
+/**
+ * struct uc_vmap - One mapping made by unmapped_cache_vmap().
+ * @area:     its reservation of virtual space.
+ * @nr_pages: pages mapped.
+ * @pages:    the pages, from uc_vmap_cache.
+ */
+struct uc_vmap {
+	struct vm_struct *area;
+	unsigned int nr_pages;
+	struct page *pages[] __counted_by(nr_pages);
+};
+
+/* Mappings by their first page's virtual page number. */
+static DEFINE_XARRAY(uc_vmaps);
+static struct unmapped_cache *uc_vmap_cache __ro_after_init;
+static atomic_long_t uc_vmap_pages;
+
+static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
+{
+	while (nr--)
+		unmapped_cache_free_page(uc_vmap_cache, vm->pages[nr]);
+	kvfree(vm);
+}
+
+/**
+ * unmapped_cache_vmap() - Map cache pages in a range of virtual space.
+ * @size:   bytes; rounded up to whole pages.
+ * @align:  alignment of the start of the mapping (a power of two).
+ * @start:  lowest address the mapping may use.
+ * @end:    end of the range the mapping must fit in.
+ * @prot:   protection of the mapping, PAGE_KERNEL for memory the caller
+ *          fills before sealing it with set_memory_ro()/set_memory_rox().
+ * @caller: shown in /proc/vmallocinfo.
+ *
+ * The pages are zeroed and have no present direct-map entry.  The caller
+ * may change the permissions of the mapping with the set_memory_*()
+ * functions; none of those changes touches the direct map.  Free with
+ * unmapped_cache_vunmap().
+ *
+ * Context: Process context; may sleep.
+ * Return: the start of the mapping, or NULL if the cache is disabled, has
+ * no memory, or @size is 0 or too large, in which case the caller takes
+ * its usual path.
+ */
+void *unmapped_cache_vmap(size_t size, unsigned long align,
+			  unsigned long start, unsigned long end,
+			  pgprot_t prot, const void *caller)
+{
+	unsigned int i, nr = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	struct unmapped_cache *cache = READ_ONCE(uc_vmap_cache);
+	unsigned long addr, len = (unsigned long)nr << PAGE_SHIFT;
+	struct uc_vmap *vm;
+
+	if (!cache || !size || size > UC_VMAP_MAX)
+		return NULL;
+
+	vm = kvzalloc(struct_size(vm, pages, nr), GFP_KERNEL);
+	if (!vm)
+		return NULL;
+	vm->nr_pages = nr;
+	for (i = 0; i < nr; i++) {
+		vm->pages[i] = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		if (!vm->pages[i])
+			goto err_pages;
+	}
+
+	vm->area = get_vm_area_align(len, max(align, PAGE_SIZE), VM_MAP,
+				     start, end, NUMA_NO_NODE, caller);
+	if (!vm->area)
+		goto err_pages;
+	addr = (unsigned long)vm->area->addr;
+	if (vmap_pages_range_noflush(addr, addr + len, prot, vm->pages,
+				     PAGE_SHIFT))
+		goto err_area;
+	flush_cache_vmap(addr, addr + len);
+
+	if (xa_err(xa_store(&uc_vmaps, addr >> PAGE_SHIFT, vm, GFP_KERNEL)))
+		goto err_area;
+	/* Like vmalloc memory, scanned for pointers to other objects. */
+	kmemleak_vmalloc(vm->area, len, GFP_KERNEL);
+	atomic_long_add(nr, &uc_vmap_pages);
+	return (void *)addr;
+
+err_area:
+	vunmap_range(addr, addr + len);
+	free_vm_area(vm->area);
+err_pages:
+	uc_vmap_free_pages(vm, i);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_vmap);
+
+/**
+ * unmapped_cache_vunmap() - Free a mapping made by unmapped_cache_vmap().
+ * @addr: its start, or any other address.
+ *
+ * Removes the mapping, flushes it from every TLB, and gives the pages back
+ * to the cache.  The permissions the owner set on the mapping disappear
+ * with it; the direct map is not touched.
+ *
+ * Context: Process context; may sleep.
+ * Return: true if @addr was the start of such a mapping and it is freed;
+ * false otherwise (nothing is done: the caller frees @addr its usual way).
+ */
+bool unmapped_cache_vunmap(const void *addr)
+{
+	unsigned long start = (unsigned long)addr;
+	struct uc_vmap *vm;
+	unsigned int nr;
+
+	if (!addr || !PAGE_ALIGNED(start))
+		return false;
+	vm = xa_erase(&uc_vmaps, start >> PAGE_SHIFT);
+	if (!vm)
+		return false;
+
+	nr = vm->nr_pages;
+	kmemleak_free(addr);
+	/* No CPU may keep a translation once the pages have a new owner. */
+	vunmap_range(start, start + ((unsigned long)nr << PAGE_SHIFT));
+	free_vm_area(vm->area);
+	uc_vmap_free_pages(vm, nr);
+	atomic_long_sub(nr, &uc_vmap_pages);
+	return true;
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_vunmap);
+
+long uc_vmap_stat_pages(void)
+{
+	return atomic_long_read(&uc_vmap_pages);
+}
+
+int __init uc_vmap_init(void)
+{
+	uc_vmap_cache = unmapped_cache_create("execmem", UNMAPPED_CACHE_NONE);
+	return uc_vmap_cache ? 0 : -ENOMEM;
+}
