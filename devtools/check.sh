@@ -97,11 +97,42 @@ rc=$?
 [ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||
 	fail "guest: bpftrace over 9p (status $rc, log: $UC_GUEST/logs/bpftrace.log)"
 
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot splittrace
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot --append unmapped_cache=off splittrace
 rc=$?
 log=$UC_GUEST/logs/splittrace.log
 [ $rc -eq 0 ] && pass "guest: bpftrace on x86_cpa:direct_map_split sees exactly the vmstat level-2 splits ($(sed -n 's/.*UC-SPLITTRACE //p' "$log" | tr -d '\r'))" ||
 	fail "guest: split tracepoint vs vmstat (status $rc, log: $log)"
+
+uc_log "callers: secretmem, BPF, modules, kprobes/ftrace with the cache on and off"
+if "$UC_ROOT/devtools/build-modules.sh"; then
+	pass "build: test modules (log: $UC_CACHE/logs/modules.log)"
+else
+	fail "build: test modules (log: $UC_CACHE/logs/modules.log)"
+fi
+for mode in on off; do
+	log=$UC_GUEST/logs/callers-$mode.log
+	args=()
+	[ $mode = off ] && args=(--append unmapped_cache=off)
+	"$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --hostroot --log "$log" "${args[@]}" callers
+	rc=$?
+	[ $rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
+		fail "guest: callers job, cache $mode (status $rc, log: $log)"
+	if grep -aq "UC-KPROBES kprobes=1000 .*hits_ok=1" "$log"; then
+		pass "guest: 1000 kprobes and 16 ftrace ops registered and hit, cache $mode"
+	else
+		fail "guest: kprobes module, cache $mode (log: $log)"
+	fi
+done
+log=$UC_GUEST/logs/callers-on.log
+for w in secretmem bpf modules kprobes; do
+	check "guest: $w with the cache on: 0 level-2 splits, DirectMap4k +0 kB" \
+		python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2=0" --expect "$w:dm4k=0" "$log"
+done
+log=$UC_GUEST/logs/callers-off.log
+for w in secretmem bpf; do
+	check "guest: $w with unmapped_cache=off splits the direct map (the workload shows the problem)" \
+		python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2>0" "$log"
+done
 
 uc_log "debug kernel: lockdep, DEBUG_VM, DEBUG_LIST (log: $UC_CACHE/logs/build-debug.log)"
 if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh"; then

@@ -148,7 +148,7 @@ static void load_prog(struct prog *p, unsigned int idx, int first_wave)
 	attr.insn_cnt = p->insns;
 	attr.insns = (uintptr_t)insn_buf;
 	attr.license = (uintptr_t)"GPL";
-	strcpy(attr.prog_name, "uc_bpf_load");
+	memcpy(attr.prog_name, "uc_bpf_load", sizeof("uc_bpf_load"));
 	fd = sys_bpf(BPF_PROG_LOAD, &attr);
 	if (fd < 0) {
 		err = errno;
@@ -238,7 +238,7 @@ static void raise_limits(unsigned int nprogs)
 	}
 }
 
-static void usage(const char *argv0)
+static void print_usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s [-n NPROGS] [-s SEED] [-r ROUNDS]\n", argv0);
 	exit(2);
@@ -264,11 +264,11 @@ int main(int argc, char **argv)
 			rounds = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (optind != argc || !nprogs || nprogs > 1000000)
-		usage(argv[0]);
+		print_usage(argv[0]);
 
 	raise_limits(nprogs);
 	progs = calloc(nprogs, sizeof(*progs));

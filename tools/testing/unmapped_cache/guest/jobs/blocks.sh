@@ -2,8 +2,8 @@
 # Block layer after boot, where the vmstat split counters count:
 #  - blocks: take N blocks out of the direct map at once and put them back
 #    (debugfs exercise_blocks); must cause no level-2 split.
-#  - secretmem: fault pages of memfd_secret() the stock way (one direct-map
-#    change and flush per page), for comparison.
+#  - secretmem: fault pages of memfd_secret(); with the cache on they come
+#    from its NONE arena (boot with unmapped_cache=off for the stock path).
 . "$UC_DIR/jobs/lib.sh"
 
 nblocks=${UC_BLOCKS:-64}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Build the test modules of tools/testing/unmapped_cache/modules out of tree
+# against the configured, built kernel in $UC_CACHE/build, and copy the .ko
+# files to $UC_CACHE/guest/modules/.  The sources are copied to
+# $UC_CACHE/guest/modules-build/ and built there, so the repository gets no
+# build products.  Only reads the kernel build directory.
+#
+# Usage: devtools/build-modules.sh [make arguments, e.g. W=1]
+#
+# Fails on a build error and on any compiler, objtool or modpost warning;
+# the whole output is in $UC_CACHE/logs/modules.log.  With UC_VARIANT=debug
+# it builds against $UC_CACHE/build-debug into modules-build-debug/ and
+# modules-debug/ instead.
+. "$(dirname "$0")/common.sh"
+set -euo pipefail
+
+src=$UC_ROOT/tools/testing/unmapped_cache/modules
+sfx=${UC_VARIANT:+-$UC_VARIANT}
+scratch=$UC_GUEST/modules-build$sfx
+dest=$UC_GUEST/modules$sfx
+log=$UC_CACHE/logs/modules$sfx.log
+
+{ [ -f "$UC_OUT/.config" ] && [ -f "$UC_OUT/Makefile" ]; } ||
+	uc_die "no configured kernel build in $UC_OUT: run devtools/build-kernel.sh first"
+
+# A kernel built with "make bzImage" has vmlinux.symvers but no
+# Module.symvers (that comes from "make modules").  Then modpost resolves
+# the modules' undefined symbols from vmlinux.symvers, still failing on
+# any it cannot find, and prints a warning about Module.symvers that is
+# expected (see below).
+kargs=()
+symvers_note=0
+if [ ! -f "$UC_OUT/Module.symvers" ]; then
+	[ -f "$UC_OUT/vmlinux.symvers" ] ||
+		uc_die "neither Module.symvers nor vmlinux.symvers in $UC_OUT: build the kernel first"
+	kargs+=("KBUILD_EXTRA_SYMBOLS=$UC_OUT/vmlinux.symvers")
+	symvers_note=1
+fi
+
+mapfile -t mods < <(sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\(.*\)\.o$/\1/p' "$src/Makefile")
+[ ${#mods[@]} -gt 0 ] || uc_die "no obj-m in $src/Makefile"
+
+mkdir -p "$scratch" "$dest" "$UC_CACHE/logs"
+# Keep the mtimes, so that unchanged sources are not rebuilt.
+rsync -a "$src/" "$scratch/"
+
+: > "$log"
+# Nor does "make bzImage" make scripts/module.lds, the linker script of
+# every module ("make modules_prepare" does, but that would write to the
+# kernel build directory).  Then kbuild preprocesses the kernel's
+# scripts/module.lds.S in a directory of our own, with the flags it would
+# have used, and the module link uses that.
+if [ ! -f "$UC_OUT/scripts/module.lds" ]; then
+	lds=$scratch/.lds
+	mkdir -p "$lds"
+	rsync -a "$UC_SRC/scripts/module.lds.S" "$lds/"
+	: > "$lds/Kbuild"
+	make -C "$UC_OUT" M="$lds" module.lds >> "$log" 2>&1 ||
+		uc_die "cannot make module.lds; output: $log, build directory: $lds"
+	kargs+=("ARCH_MODULE_LDS=$lds/module.lds")
+fi
+
+uc_log "building ${mods[*]} against $UC_OUT in $scratch${*:+ ($*)}"
+if ! make -C "$UC_OUT" M="$scratch" CC="ccache gcc" "${kargs[@]}" "$@" modules 2>&1 |
+	tee -a "$log"; then
+	uc_die "module build failed (or the kernel in $UC_OUT is being rebuilt: retry then); output: $log, build directory: $scratch"
+fi
+
+# Every warning fails the build, except modpost's note about the missing
+# Module.symvers (the five lines starting with it) when vmlinux.symvers
+# stood in for it.
+warnings=$(awk -v skip="$symvers_note" '
+	skip && /^WARNING: Module\.symvers is missing\./ { n = 4; next }
+	n > 0 { n--; next }
+	/warning:|WARNING:/ { print }' "$log")
+[ -z "$warnings" ] ||
+	uc_die "the module build warned (output: $log, build directory: $scratch):
+$warnings"
+[ "$symvers_note" -eq 0 ] ||
+	uc_log "Module.symvers warning expected: symbols resolved from vmlinux.symvers"
+
+for m in "${mods[@]}"; do
+	[ -f "$scratch/$m.ko" ] ||
+		uc_die "$m.ko was not built; output: $log, build directory: $scratch"
+	cp "$scratch/$m.ko" "$dest/"
+done
+uc_log "modules in $dest:"
+(cd "$dest" && size "${mods[@]/%/.ko}")

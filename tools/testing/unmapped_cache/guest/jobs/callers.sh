@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# The converted callers under real workloads (needs --hostroot for the test
+# modules in $UC_BIN/../modules).  Each workload prints one UC-FIG line:
+#   secretmem  4 processes x 2048 memfd_secret pages, written and read
+#              back, twice (16384 page faults)
+#   bpf        2000 JIT-compiled programs of 4..8000 instructions, each
+#              test-run once, half closed in random order and reloaded
+#   modules    3 test modules loaded, called and unloaded 50 times each
+#   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
+#              with trampolines, registered, hit and unregistered
+# Kernel parameter uc.scatter=1 first scatters free memory: a process
+# touches a large anonymous area and frees every other page, and stays.
+# Boot with unmapped_cache=off for the stock figures.
+. "$UC_DIR/jobs/lib.sh"
+
+mods=${UC_BIN%/bin}/modules
+loops=${UC_MODULE_LOOPS:-50}
+echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
+     "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
+
+if grep -q 'uc.scatter=1' /proc/cmdline; then
+	"$UC_BIN/scatter" 70 /run/tmp/scatter.ready &
+	scatter=$!
+	# Wait until it has touched and punched its area.
+	i=0
+	while [ ! -e /run/tmp/scatter.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+	[ -e /run/tmp/scatter.ready ] || { echo "scatter did not finish"; exit 1; }
+	echo "scattered: $(meminfo MemFree) kB free"
+fi
+
+secretmem() {
+	for round in 1 2; do
+		pids=
+		for p in 1 2 3 4; do
+			"$UC_BIN/secretmem_fault" 2048 & pids="$pids $!"
+		done
+		for p in $pids; do wait "$p" || return 1; done
+	done
+}
+
+modules() {
+	for m in a b c; do
+		i=0
+		while [ $i -lt "$loops" ]; do
+			insmod "$mods/uc_testmod_$m.ko" || return 1
+			out=$(cat "/sys/kernel/debug/uc_testmod_$m/run")
+			case "$out" in ok*) ;; *) echo "uc_testmod_$m: $out"; return 1 ;; esac
+			rmmod "uc_testmod_$m" || return 1
+			i=$((i + 1))
+		done
+		echo "uc_testmod_$m: $loops loads, last: $out"
+	done
+}
+
+kprobes() {
+	insmod "$mods/uc_kprobes.ko" || return 1
+	dmesg | grep -a 'UC-KPROBES' | tail -1
+	rmmod uc_kprobes
+}
+
+rc=0
+uc_measure secretmem secretmem || rc=1
+uc_measure bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
+uc_measure modules modules || rc=1
+uc_measure kprobes kprobes || rc=1
+sleep 1
+echo "cache memory:"
+grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
+[ -n "$scatter" ] && kill "$scatter"
+exit $rc

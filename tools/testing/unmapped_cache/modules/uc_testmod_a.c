@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uc_testmod_a: the smallest unmapped_cache test module.  A little text and
+ * a 1 KiB table in each of .rodata, .data..ro_after_init and .data.
+ *
+ * Init fills the ro_after_init table, computes the expected checksum of
+ * every table from the generator (not from the tables), then checksums the
+ * tables with the module's own text and fails with -EINVAL on a mismatch.
+ * Reading /sys/kernel/debug/uc_testmod_a/run does the same again, writes
+ * to the .data table and answers "ok <checksum>" or "bad <what> ...".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+
+#include "uc_testmod.h"
+
+#define UC_A_N		256
+#define UC_A_RO_SEED	0x5eed0a01
+#define UC_A_ROAI_SEED	0x5eed0a02
+#define UC_A_DATA_SEED	0x5eed0a03
+
+#define UC_IDX(d)	UC_GEN(0x##d, UC_A_RO_SEED),
+static const u32 uc_a_ro[UC_A_N] = {
+#include "uc_idx256.h"
+};
+
+#undef UC_IDX
+
+static u32 uc_a_roai[UC_A_N] __ro_after_init;
+
+#define UC_IDX(d)	UC_GEN(0x##d, UC_A_DATA_SEED),
+static u32 uc_a_data[UC_A_N] = {
+#include "uc_idx256.h"
+};
+
+#undef UC_IDX
+
+/* Checksums computed by init from the generator. */
+static u32 uc_a_want[UC_NR_TBL] __ro_after_init;
+
+/* Seeds of the three tables, for init only. */
+static u32 uc_a_seeds[UC_NR_TBL] __initdata = {
+	UC_A_RO_SEED, UC_A_ROAI_SEED, UC_A_DATA_SEED,
+};
+
+static DEFINE_MUTEX(uc_a_lock);
+static struct dentry *uc_a_dir;
+
+static noinline u32 uc_a_csum(const u32 *p, unsigned int n)
+{
+	u32 h = UC_CSUM_INIT;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = uc_mix(h, READ_ONCE(p[i]));
+	return h;
+}
+
+/* Write to every word of the .data table, read it back and restore it. */
+static noinline bool uc_a_poke_data(void)
+{
+	bool ok = true;
+	unsigned int i;
+	u32 v;
+
+	for (i = 0; i < UC_A_N; i++) {
+		v = READ_ONCE(uc_a_data[i]);
+		WRITE_ONCE(uc_a_data[i], ~v);
+		if (READ_ONCE(uc_a_data[i]) != ~v)
+			ok = false;
+		WRITE_ONCE(uc_a_data[i], v);
+	}
+	return ok;
+}
+
+static void uc_a_verify(struct uc_tm_result *r, bool write)
+{
+	mutex_lock(&uc_a_lock);
+	r->got[UC_TBL_RODATA] = uc_a_csum(uc_a_ro, UC_A_N);
+	r->got[UC_TBL_RO_AFTER_INIT] = uc_a_csum(uc_a_roai, UC_A_N);
+	r->got[UC_TBL_DATA] = uc_a_csum(uc_a_data, UC_A_N);
+	uc_tm_compare(r, uc_a_want);
+	r->bad_write = write && !uc_a_poke_data();
+	mutex_unlock(&uc_a_lock);
+}
+
+static int uc_a_run_show(struct seq_file *m, void *unused)
+{
+	struct uc_tm_result r;
+
+	uc_a_verify(&r, true);
+	uc_tm_show(m, &r, uc_a_want);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(uc_a_run);
+
+/* Checksum of table @tbl as it should be, without reading the table. */
+static u32 __init uc_a_ref(int tbl)
+{
+	u32 h = UC_CSUM_INIT;
+	unsigned int i;
+
+	for (i = 0; i < UC_A_N; i++)
+		h = uc_mix(h, UC_GEN(i, uc_a_seeds[tbl]));
+	return h;
+}
+
+static int __init uc_a_init(void)
+{
+	struct uc_tm_result r;
+	unsigned int i;
+	int tbl;
+
+	for (i = 0; i < UC_A_N; i++)
+		uc_a_roai[i] = UC_GEN(i, uc_a_seeds[UC_TBL_RO_AFTER_INIT]);
+	for (tbl = 0; tbl < UC_NR_TBL; tbl++)
+		uc_a_want[tbl] = uc_a_ref(tbl);
+
+	uc_a_verify(&r, false);
+	if (!uc_tm_ok(&r)) {
+		pr_err("bad %s checksum at init: got %08x want %08x\n",
+		       uc_tm_name(r.bad), r.got[r.bad], uc_a_want[r.bad]);
+		return -EINVAL;
+	}
+
+	uc_a_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(uc_a_dir))
+		return PTR_ERR(uc_a_dir);
+	debugfs_create_file("run", 0444, uc_a_dir, NULL, &uc_a_run_fops);
+
+	pr_info("loaded, checksum %08x\n", r.sum);
+	return 0;
+}
+
+static void __exit uc_a_exit(void)
+{
+	debugfs_remove_recursive(uc_a_dir);
+}
+
+module_init(uc_a_init);
+module_exit(uc_a_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("unmapped_cache test module: small text and tables");
