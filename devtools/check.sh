@@ -117,6 +117,11 @@ for mode in on off; do
 	rc=$?
 	[ $rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
 		fail "guest: callers job, cache $mode (status $rc, log: $log)"
+	if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0" "$log"; then
+		pass "guest: /proc/kcore read with secret pages and a cache-backed module live, secret not found, cache $mode ($(grep -ao 'UC-KCORE.*' "$log" | tr -d '\r'))"
+	else
+		fail "guest: /proc/kcore scan, cache $mode (log: $log)"
+	fi
 	if grep -aq "UC-KPROBES kprobes=1000 .*hits_ok=1" "$log"; then
 		pass "guest: 1000 kprobes and 16 ftrace ops registered and hit, cache $mode"
 	else
@@ -129,7 +134,10 @@ for w in secretmem bpf modules kprobes; do
 		python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2=0" --expect "$w:dm4k=0" "$log"
 done
 log=$UC_GUEST/logs/callers-off.log
-for w in secretmem bpf; do
+# Stock BPF packs are 2 MiB and usually backed by one huge page, whose alias
+# changes as a whole: on fresh memory stock BPF need not split, so it is
+# reported (make run) but not required to split here.
+for w in secretmem modules; do
 	check "guest: $w with unmapped_cache=off splits the direct map (the workload shows the problem)" \
 		python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2>0" "$log"
 done

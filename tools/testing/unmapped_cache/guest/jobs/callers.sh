@@ -8,6 +8,9 @@
 #   modules    3 test modules loaded, called and unloaded 50 times each
 #   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
 #              with trampolines, registered, hit and unregistered
+#   kcore      /proc/kcore read (direct map, text, module area) while a
+#              test module and 256 secret pages are live; the secret
+#              pattern must not appear (kcore_scan)
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
@@ -58,11 +61,23 @@ kprobes() {
 	rmmod uc_kprobes
 }
 
+# /proc/kcore read while a cache-backed module and secret pages are live:
+# it must not fault or hang, and must not show the
+# secret pages' contents.
+kcore() {
+	insmod "$mods/uc_testmod_c.ko" || return 1
+	"$UC_BIN/kcore_scan" 256
+	r=$?
+	rmmod uc_testmod_c
+	return $r
+}
+
 rc=0
 uc_measure secretmem secretmem || rc=1
 uc_measure bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
 uc_measure modules modules || rc=1
 uc_measure kprobes kprobes || rc=1
+uc_measure kcore kcore || rc=1
 sleep 1
 echo "cache memory:"
 grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
