@@ -5,6 +5,12 @@
 # $UC_CACHE/guest/modules-build/ and built there, so the repository gets no
 # build products.  Only reads the kernel build directory.
 #
+# The kernel's own test modules in $UC_INTREE (lib/test_bpf: the BPF
+# interpreter and JIT test suite; lib/test_static_key_base and
+# lib/test_static_keys: jump labels patched in module text; lib/test_module)
+# are built the same way from the patched tree, in their own scratch
+# directory, whatever the kernel's CONFIG_TEST_* say.
+#
 # Usage: devtools/build-modules.sh [make arguments, e.g. W=1]
 #
 # Fails on a build error and on any compiler, objtool or modpost warning;
@@ -37,12 +43,25 @@ if [ ! -f "$UC_OUT/Module.symvers" ]; then
 	symvers_note=1
 fi
 
+UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module}
+
 mapfile -t mods < <(sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\(.*\)\.o$/\1/p' "$src/Makefile")
 [ ${#mods[@]} -gt 0 ] || uc_die "no obj-m in $src/Makefile"
 
-mkdir -p "$scratch" "$dest" "$UC_CACHE/logs"
+mkdir -p "$scratch" "$scratch/intree" "$dest" "$UC_CACHE/logs"
 # Keep the mtimes, so that unchanged sources are not rebuilt.
-rsync -a "$src/" "$scratch/"
+rsync -a --exclude=intree "$src/" "$scratch/"
+intree=()
+: > "$scratch/intree/Kbuild.new"
+for f in $UC_INTREE; do
+	[ -f "$UC_SRC/$f.c" ] || uc_die "no $UC_SRC/$f.c: run make tree first"
+	rsync -a "$UC_SRC/$f.c" "$scratch/intree/"
+	echo "obj-m += ${f##*/}.o" >> "$scratch/intree/Kbuild.new"
+	intree+=("${f##*/}")
+done
+cmp -s "$scratch/intree/Kbuild.new" "$scratch/intree/Kbuild" ||
+	mv "$scratch/intree/Kbuild.new" "$scratch/intree/Kbuild"
+rm -f "$scratch/intree/Kbuild.new"
 
 : > "$log"
 # Nor does "make bzImage" make scripts/module.lds, the linker script of
@@ -65,6 +84,11 @@ if ! make -C "$UC_OUT" M="$scratch" CC="ccache gcc" "${kargs[@]}" "$@" modules 2
 	tee -a "$log"; then
 	uc_die "module build failed (or the kernel in $UC_OUT is being rebuilt: retry then); output: $log, build directory: $scratch"
 fi
+uc_log "building the kernel's ${intree[*]} in $scratch/intree"
+if ! make -C "$UC_OUT" M="$scratch/intree" CC="ccache gcc" "${kargs[@]}" modules 2>&1 |
+	tee -a "$log"; then
+	uc_die "in-tree test module build failed; output: $log, build directory: $scratch/intree"
+fi
 
 # Every warning fails the build, except modpost's note about the missing
 # Module.symvers (the five lines starting with it) when vmlinux.symvers
@@ -79,10 +103,10 @@ $warnings"
 [ "$symvers_note" -eq 0 ] ||
 	uc_log "Module.symvers warning expected: symbols resolved from vmlinux.symvers"
 
-for m in "${mods[@]}"; do
+for m in "${mods[@]}" "${intree[@]/#/intree/}"; do
 	[ -f "$scratch/$m.ko" ] ||
 		uc_die "$m.ko was not built; output: $log, build directory: $scratch"
 	cp "$scratch/$m.ko" "$dest/"
 done
 uc_log "modules in $dest:"
-(cd "$dest" && size "${mods[@]/%/.ko}")
+(cd "$dest" && size "${mods[@]/%/.ko}" "${intree[@]/%/.ko}")

@@ -127,13 +127,38 @@ for mode in on off; do
 	else
 		fail "guest: kprobes module, cache $mode (log: $log)"
 	fi
+	# The kernel's own tests; the detail is memfd_secret's kselftest
+	# totals and test_bpf's first summary line.
+	for t in memfd_secret test_bpf test_static_keys+test_module; do
+		case $t in
+		memfd_secret) detail=$(grep -ao '^# Totals:.*' "$log" | head -1) ;;
+		test_bpf) detail=$(grep -ao 'test_bpf: Summary:.*' "$log" | head -1) ;;
+		*) detail=$(grep -ao "UC-SELFTEST $t .*" "$log" | head -1) ;;
+		esac
+		if grep -aq "UC-SELFTEST $t .*rc=0" "$log"; then
+			pass "guest: kernel test $t passes, cache $mode ($(echo "$detail" | tr -d '\r'))"
+		else
+			fail "guest: kernel test $t, cache $mode (log: $log)"
+		fi
+	done
 done
 log=$UC_GUEST/logs/callers-on.log
 for w in secretmem bpf modules kprobes; do
 	check "guest: $w with the cache on: 0 level-2 splits, DirectMap4k +0 kB" \
 		python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2=0" --expect "$w:dm4k=0" "$log"
 done
+# secretmem faults 2 rounds x 4 processes x 2048 pages = 16384 pages
+# (64 MiB): at most one kernel TLB flush per 2 MiB is 32.
+check "guest: secretmem with the cache on: at most one kernel TLB flush per 2 MiB faulted (16384 pages, <= 32)" \
+	python3 "$UC_ROOT/devtools/figures.py" --expect "secretmem:tlb<33" "$log"
+if grep -aq "UC-BPF-ROX allocations=[1-9]" "$log"; then
+	pass "guest: BPF programs come from the ROX arena with the cache on ($(grep -ao 'UC-BPF-ROX.*' "$log" | tr -d '\r'))"
+else
+	fail "guest: BPF programs not in the ROX arena (log: $log)"
+fi
 log=$UC_GUEST/logs/callers-off.log
+check "guest: stock secretmem flushes the kernel TLB once per page (16384 pages)" \
+	python3 "$UC_ROOT/devtools/figures.py" --expect "secretmem:tlb>16383" "$log"
 # Stock BPF packs are 2 MiB and usually backed by one huge page, whose alias
 # changes as a whole: on fresh memory stock BPF need not split, so it is
 # reported (make run) but not required to split here.

@@ -5,11 +5,13 @@ Usage:
   figures.py LOG [LOG...]                print a table of the figures
   figures.py --expect NAME:KEY=N LOG     exit 1 unless the delta of KEY in
                                          workload NAME is N (repeatable;
-                                         NAME:KEY>N asks for more than N)
+                                         NAME:KEY>N asks for more than N,
+                                         NAME:KEY<N for less than N)
 
 Each UC-FIG line has name=, rc= and KEY=BEFORE:AFTER words; the delta is
 AFTER - BEFORE.  Keys: l2/l3 (direct_map_level2/3_splits), dm4k/dm2m/dm1g
-(DirectMap* in kB), blocks (blocks the cache took out of the direct map).
+(DirectMap* in kB), blocks (blocks the cache took out of the direct map),
+tlb (kernel TLB flushes, when the guest had uc_tlbcount loaded).
 """
 import argparse
 import re
@@ -41,11 +43,12 @@ def delta(fig, key):
 
 def table(figs):
     head = ["workload", "rc", "blocks taken", "L2 splits", "L3 splits",
-            "DirectMap4k kB (before -> after)"]
+            "kernel TLB flushes", "DirectMap4k kB (before -> after)"]
     rows = []
     for f in figs:
         rows.append([f["name"], str(f["rc"]), str(delta(f, "blocks")),
                      str(delta(f, "l2")), str(delta(f, "l3")),
+                     str(delta(f, "tlb")) if "tlb" in f else "-",
                      "%d -> %d (%+d)" % (f["dm4k"][0], f["dm4k"][1], delta(f, "dm4k"))])
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     out = []
@@ -69,7 +72,7 @@ def main():
     bad = 0
     byname = {f["name"]: f for f in figs}
     for e in args.expect:
-        m = re.match(r"^([\w-]+):(\w+)(=|>)(-?\d+)$", e)
+        m = re.match(r"^([\w-]+):(\w+)(=|>|<)(-?\d+)$", e)
         if not m:
             print("bad --expect %s" % e)
             return 2
@@ -80,7 +83,7 @@ def main():
             continue
         got = delta(byname[name], key)
         print("%s %s delta %d (want %s %d)" % (name, key, got, op, want))
-        ok = got == want if op == "=" else got > want
+        ok = {"=": got == want, ">": got > want, "<": got < want}[op]
         if not ok or byname[name]["rc"] != 0:
             bad = 1
     return bad

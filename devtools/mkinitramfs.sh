@@ -19,6 +19,19 @@ for c in "$gsrc"/*.c; do
 	fi
 done
 
+# The kernel's own memfd_secret selftest, from the patched tree, unchanged
+# (libcap-dev for its capability calls).
+sel=$UC_SRC/tools/testing/selftests
+if [ -f "$sel/mm/memfd_secret.c" ]; then
+	exe=$bin/memfd_secret
+	if [ ! -x "$exe" ] || [ "$sel/mm/memfd_secret.c" -nt "$exe" ]; then
+		gcc -static -O2 -I"$sel" -o "$exe" "$sel/mm/memfd_secret.c" -lcap ||
+			uc_die "cannot build the memfd_secret selftest"
+	fi
+else
+	uc_log "no $sel/mm/memfd_secret.c (run make tree): memfd_secret selftest not built"
+fi
+
 # busybox-static installs a static /bin/busybox.
 busybox=/bin/busybox
 [ -x "$busybox" ] || uc_die "busybox-static missing: run devtools/deps.sh"

@@ -53,6 +53,11 @@ enum unmapped_cache_perm {
 #define UNMAPPED_CACHE_BLOCK_ORDER	(PMD_SHIFT - PAGE_SHIFT)
 #define UNMAPPED_CACHE_BLOCK_PAGES	BIT(UNMAPPED_CACHE_BLOCK_ORDER)
 #define UNMAPPED_CACHE_BLOCK_SIZE	(PAGE_SIZE << UNMAPPED_CACHE_BLOCK_ORDER)
+/*
+ * The largest chunk of an RO, ROX or RW cache (16 MiB on x86-64: more than
+ * the largest BPF program); a NONE cache hands out single pages.
+ */
+#define UNMAPPED_CACHE_MAX_CHUNK	(8 * UNMAPPED_CACHE_BLOCK_SIZE)
 
 /**
  * unmapped_cache_enabled() - Whether the unmapped cache is usable.
@@ -88,6 +93,8 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 void unmapped_cache_release_page(struct unmapped_cache *cache,
 				 struct page *page);
 bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page);
+bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
+			 size_t size);
 void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  unsigned long start, unsigned long end,
 			  pgprot_t prot, const void *caller);
@@ -270,6 +277,12 @@ static inline void unmapped_cache_release_page(struct unmapped_cache *cache,
 
 static inline bool unmapped_cache_owns_page(struct unmapped_cache *cache,
 					    struct page *page)
+{
+	return false;
+}
+
+static inline bool unmapped_cache_owns(struct unmapped_cache *cache,
+				       const void *addr, size_t size)
 {
 	return false;
 }

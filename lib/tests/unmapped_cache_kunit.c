@@ -674,7 +674,7 @@ static void arena_rw_permission_change_does_not_split(struct kunit *test)
 static void arena_large_chunk(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
-	const size_t size = SZ_16M;
+	const size_t size = UNMAPPED_CACHE_MAX_CHUNK;
 	struct unmapped_cache_entry e;
 	unsigned long off, bad = 0;
 	u8 *p;
@@ -692,8 +692,8 @@ static void arena_large_chunk(struct kunit *test)
 	p[size - 1] = 2;
 	KUNIT_EXPECT_EQ(test, p[0] + p[size - 1], 3);
 	unmapped_cache_free(cache, p, size);
-	/* More than 16 MiB is refused. */
-	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, SZ_16M + PAGE_SIZE,
+	/* More than that is refused. */
+	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, size + PAGE_SIZE,
 						     GFP_KERNEL));
 }
 
@@ -1033,8 +1033,209 @@ static struct kunit_suite uc_block_test_suite = {
 	.test_cases = uc_block_test_cases,
 };
 
+/*
+ * The interfaces for converted callers: deferred release of page-cache
+ * pages (secretmem), cache pages mapped in vmalloc space (execmem), and
+ * telling cache memory from fallback memory at free (BPF packs).
+ */
+
+static void uc_test_put_action(void *data)
+{
+	put_page(data);
+}
+
+static bool uc_test_mapped(unsigned long addr)
+{
+	struct unmapped_cache_entry e;
+
+	arch_unmapped_cache_lookup(addr, &e);
+	return e.present;
+}
+
+/*
+ * A released page goes back to its cache only when the cache's reference
+ * is the last one; until then it stays out of the direct map and owned.
+ * A second release and a release to the wrong cache are refused.
+ */
+static void callers_release_page_waits_for_last_reference(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct page *page;
+	long pending;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(other, page));
+
+	/* Someone else holds the page, as a page-cache lookup may. */
+	get_page(page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_put_action,
+							   page));
+	pending = uc_release_pending();
+	unmapped_cache_release_page(other, page);
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	unmapped_cache_release_page(cache, page);
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	unmapped_cache_release_page(cache, page);
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+
+	uc_release_flush();
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 2);
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(page)));
+
+	/* The other holder lets go: now the cache takes the page back. */
+	kunit_release_action(test, uc_test_put_action, page);
+	uc_release_flush();
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(cache, page));
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(page)));
+	/* Given back already: refused. */
+	unmapped_cache_release_page(cache, page);
+	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+}
+
+static void uc_test_vunmap_action(void *data)
+{
+	unmapped_cache_vunmap(data);
+}
+
+/*
+ * unmapped_cache_vmap() maps zeroed cache pages with base pages; the
+ * owner's permission changes touch that mapping only, and the pages never
+ * reappear in the direct map.  Only the start of such a mapping is
+ * accepted by unmapped_cache_vunmap(), once.
+ */
+static void callers_vmap_maps_cache_pages(struct kunit *test)
+{
+	struct unmapped_cache_dm_counts before, after;
+	struct unmapped_cache_entry e;
+	const unsigned long nr = 5;
+	unsigned long i, bad = 0;
+	struct page *pages[5];
+	void *v;
+	u8 *p;
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	p = unmapped_cache_vmap(nr * PAGE_SIZE - 100, PAGE_SIZE, VMALLOC_START,
+				VMALLOC_END, PAGE_KERNEL, (void *)_RET_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_vunmap_action,
+							   p));
+	for (i = 0; i < nr; i++) {
+		u8 *q = p + i * PAGE_SIZE;
+
+		pages[i] = vmalloc_to_page(q);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		arch_unmapped_cache_lookup((unsigned long)q, &e);
+		if (e.size != PAGE_SIZE || !e.present || !e.writable || e.exec)
+			bad++;
+		if (uc_test_mapped((unsigned long)page_address(pages[i])))
+			bad++;
+		if (memchr_inv(q, 0, PAGE_SIZE))
+			bad++;
+		memset(q, i + 1, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, p[nr * PAGE_SIZE - 1], nr);
+
+	KUNIT_EXPECT_EQ(test, set_memory_ro((unsigned long)p, nr), 0);
+	arch_unmapped_cache_lookup((unsigned long)p, &e);
+	KUNIT_EXPECT_TRUE(test, e.present && !e.writable);
+	KUNIT_EXPECT_EQ(test, set_memory_rw((unsigned long)p, nr), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+
+	/* Not the start of a cache mapping: nothing is done. */
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_vunmap(p + PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_vunmap(p + 1));
+	v = vmalloc(PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, v && unmapped_cache_vunmap(v));
+	vfree(v);
+
+	kunit_remove_action(test, uc_test_vunmap_action, p);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_vunmap(p));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_vunmap(p));
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)p));
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_FALSE(test,
+				   uc_test_mapped((unsigned long)page_address(pages[i])));
+}
+
+/* unmapped_cache_owns(): live chunks of this cache only, whole range inside. */
+static void callers_owns_tells_cache_memory_apart(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_ROX);
+	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_ROX);
+	struct uc_test_pop *pop = kunit_kzalloc(test, sizeof(*pop), GFP_KERNEL);
+	struct uc_test_chunk *big, *one;
+	void *v;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, pop);
+	pop->chunks = kunit_kcalloc(test, 2, sizeof(*pop->chunks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop->chunks);
+	pop->cache = cache;
+	pop->nr = 2;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_pop_action,
+							   pop));
+	big = &pop->chunks[0];
+	one = &pop->chunks[1];
+	big->size = 3 * PAGE_SIZE;
+	big->addr = unmapped_cache_alloc(cache, big->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big->addr);
+	/* A single page comes through the magazines. */
+	one->size = PAGE_SIZE;
+	one->addr = unmapped_cache_alloc(cache, one->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, one->addr);
+
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(cache, big->addr, big->size));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(cache, big->addr + PAGE_SIZE + 8, 100));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(cache, one->addr, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(other, big->addr, big->size));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(other, one->addr, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr,
+						     big->size + PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr - PAGE_SIZE,
+						     PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, one->addr + 8, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(NULL, big->addr, big->size));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, NULL, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr, 0));
+	v = vmalloc(PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, v && unmapped_cache_owns(cache, v, PAGE_SIZE));
+	vfree(v);
+
+	v = big->addr;
+	uc_test_chunk_free(cache, big);
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, v, 3 * PAGE_SIZE));
+	v = one->addr;
+	uc_test_chunk_free(cache, one);
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, v, PAGE_SIZE));
+}
+
+static struct kunit_case uc_callers_test_cases[] = {
+	KUNIT_CASE(callers_release_page_waits_for_last_reference),
+	KUNIT_CASE(callers_vmap_maps_cache_pages),
+	KUNIT_CASE(callers_owns_tells_cache_memory_apart),
+	{}
+};
+
+static struct kunit_suite uc_callers_test_suite = {
+	.name = "unmapped_cache_callers",
+	.test_cases = uc_callers_test_cases,
+};
+
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
-		  &uc_mag_test_suite);
+		  &uc_mag_test_suite, &uc_callers_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

@@ -25,9 +25,6 @@
 
 #include "internal.h"
 
-/* Largest chunk: 16 MiB is what the callers need (big BPF programs). */
-#define UC_MAX_CHUNK	SZ_16M
-
 static LIST_HEAD(uc_caches);		/* under uc_caches_lock */
 static DEFINE_MUTEX(uc_caches_lock);
 
@@ -128,7 +125,7 @@ static bool uc_cache_free_round(struct unmapped_cache *cache,
 static bool uc_size_ok(struct unmapped_cache *cache, size_t size)
 {
 	size_t max = cache->perm == UNMAPPED_CACHE_NONE ?
-		     UNMAPPED_CACHE_BLOCK_SIZE : UC_MAX_CHUNK;
+		     UNMAPPED_CACHE_BLOCK_SIZE : UNMAPPED_CACHE_MAX_CHUNK;
 
 	return size && size <= max;
 }
@@ -457,6 +454,32 @@ static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
 	       uc_arena_owns(arena, addr, len, UC_OWNER_MAG) &&
 	       uc_round_owned_by(uc_round_page(arena, addr), cache);
 }
+
+/**
+ * unmapped_cache_owns() - Whether a range is inside a live chunk of a cache.
+ * @cache: an RO, ROX or RW cache.
+ * @addr:  any address.
+ * @size:  bytes from @addr.
+ *
+ * For users that fall back to another allocator when the cache is off or
+ * out of memory and must tell the two kinds of memory apart when they free
+ * them.
+ *
+ * Context: Any context.
+ * Return: true if [@addr, @addr + @size) lies inside one chunk that was
+ * allocated from @cache and not freed since.
+ */
+bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
+			 size_t size)
+{
+	struct uc_arena *arena;
+
+	if (!cache || cache->perm == UNMAPPED_CACHE_NONE || !addr || !size)
+		return false;
+	arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
+	return arena && uc_cache_owns(cache, arena, (void *)addr, size);
+}
+EXPORT_SYMBOL_GPL(unmapped_cache_owns);
 
 /**
  * unmapped_cache_write() - Copy into a chunk of a cache.

@@ -36,7 +36,7 @@
  */
 
 #include <linux/debugfs.h>
-#include <linux/execmem.h>
+#include <linux/vmalloc.h>
 #include <linux/set_memory.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
@@ -212,6 +212,15 @@ DEFINE_DEBUGFS_ATTRIBUTE(exercise_population_fops, NULL,
  * run mean anything.  The stock secretmem path splits the direct map (as
  * secretmem does): run it in a guest of its own.
  */
+/* Where stock module text lives. */
+#ifdef MODULES_VADDR
+#define UC_BENCH_TEXT_START	MODULES_VADDR
+#define UC_BENCH_TEXT_END	MODULES_END
+#else
+#define UC_BENCH_TEXT_START	VMALLOC_START
+#define UC_BENCH_TEXT_END	VMALLOC_END
+#endif
+
 enum uc_bench_path {
 	UC_BENCH_MAG_RW,		/* magazines, RW cache */
 	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
@@ -219,7 +228,7 @@ enum uc_bench_path {
 	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
 	UC_BENCH_KZALLOC,		/* kzalloc(PAGE_SIZE) + kfree(): zeroed, like ours */
 	UC_BENCH_ALLOC_PAGE,		/* alloc_page() + __free_page() */
-	UC_BENCH_STOCK_TEXT,		/* execmem_alloc + set_memory_rox + execmem_free */
+	UC_BENCH_STOCK_TEXT,		/* vmalloc + set_memory_rox + vfree */
 	UC_BENCH_STOCK_SECRET,		/* alloc_page + direct map invalid + flush + restore */
 	UC_BENCH_COUNT,
 };
@@ -231,7 +240,7 @@ static const char *const uc_bench_names[] = {
 	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_KZALLOC]	= "kzalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_ALLOC_PAGE]	= "alloc_page/__free_page",
-	[UC_BENCH_STOCK_TEXT]	= "stock text: execmem_alloc+set_memory_rox+execmem_free",
+	[UC_BENCH_STOCK_TEXT]	= "stock text: vmalloc+set_memory_rox+vfree",
 	[UC_BENCH_STOCK_SECRET]	= "stock secret: alloc_page+set_direct_map_invalid+flush+restore",
 };
 
@@ -291,11 +300,18 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 		__free_page(page);
 		return 0;
 	case UC_BENCH_STOCK_TEXT:
-		p = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+		/*
+		 * What execmem_alloc() did before it used the cache: with
+		 * the cache on it no longer shows the stock cost.
+		 */
+		p = __vmalloc_node_range(PAGE_SIZE, PAGE_SIZE, UC_BENCH_TEXT_START,
+					 UC_BENCH_TEXT_END, GFP_KERNEL,
+					 PAGE_KERNEL, VM_FLUSH_RESET_PERMS,
+					 NUMA_NO_NODE, __builtin_return_address(0));
 		if (!p)
 			return -ENOMEM;
 		set_memory_rox((unsigned long)p, 1);
-		execmem_free(p);
+		vfree(p);
 		return 0;
 	case UC_BENCH_STOCK_SECRET:
 		page = alloc_page(GFP_KERNEL | __GFP_ZERO);

@@ -15,7 +15,12 @@ int uc_stubs_test(void)
 	void *p = unmapped_cache_alloc(c, 4096, GFP_KERNEL);
 	void *q = unmapped_cache_alloc_node(c, 4096, 4096, 0, GFP_KERNEL);
 	struct page *pg = unmapped_cache_alloc_page(c, GFP_KERNEL);
+	void *v = unmapped_cache_vmap(4096, 4096, 0, 0, PAGE_KERNEL, NULL);
 	int ret = unmapped_cache_write(c, p, "x", 1);
+
+	ret += unmapped_cache_owns(c, p, 4096) + unmapped_cache_owns_page(c, pg);
+	ret += unmapped_cache_vunmap(v) + unmapped_cache_active();
+	unmapped_cache_release_page(c, pg);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);

@@ -11,6 +11,12 @@
 #   kcore      /proc/kcore read (direct map, text, module area) while a
 #              test module and 256 secret pages are live; the secret
 #              pattern must not appear (kcore_scan)
+#   selftests  the kernel's own checks of the converted users: the
+#              memfd_secret selftest, lib/test_bpf (BPF interpreter and
+#              JIT suite), lib/test_static_keys (jump labels patched in
+#              module text) and lib/test_module, loaded and unloaded
+# Every figure line includes tlb=, the kernel TLB flushes that the
+# uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
@@ -21,8 +27,10 @@ loops=${UC_MODULE_LOOPS:-50}
 echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
      "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
 
+insmod "$mods/uc_tlbcount.ko" || { echo "cannot load uc_tlbcount"; exit 1; }
+
 if grep -q 'uc.scatter=1' /proc/cmdline; then
-	"$UC_BIN/scatter" 70 /run/tmp/scatter.ready &
+	"$UC_BIN/hog" --scatter 70 /run/tmp/scatter.ready &
 	scatter=$!
 	# Wait until it has touched and punched its area.
 	i=0
@@ -72,14 +80,53 @@ kcore() {
 	return $r
 }
 
+# The kernel's own tests of the converted users.
+selftests() {
+	"$UC_BIN/memfd_secret" > /run/tmp/memfd_secret.out 2>&1
+	r=$?
+	cat /run/tmp/memfd_secret.out
+	grep -q '^# Totals: pass:[1-9][0-9]* fail:0 .*skip:0 error:0' /run/tmp/memfd_secret.out || r=1
+	echo "UC-SELFTEST memfd_secret rc=$r"
+	[ $r -eq 0 ] || return 1
+
+	# test_bpf logs a line per test: keep them off the (slow) console.
+	printk=$(cut -f1 /proc/sys/kernel/printk)
+	echo 4 > /proc/sys/kernel/printk
+	insmod "$mods/test_bpf.ko"
+	r=$?
+	echo "$printk" > /proc/sys/kernel/printk
+	dmesg | grep -a 'test_bpf: .*Summary:' | tr -d '\r'
+	[ $r -eq 0 ] && rmmod test_bpf
+	echo "UC-SELFTEST test_bpf rc=$r"
+	[ $r -eq 0 ] || return 1
+
+	i=0
+	while [ $i -lt 3 ]; do
+		insmod "$mods/test_static_key_base.ko" &&
+			insmod "$mods/test_static_keys.ko" &&
+			rmmod test_static_keys && rmmod test_static_key_base &&
+			insmod "$mods/test_module.ko" && rmmod test_module || r=1
+		i=$((i + 1))
+	done
+	echo "UC-SELFTEST test_static_keys+test_module loads=3 rc=$r"
+	return $r
+}
+
 rc=0
 uc_measure secretmem secretmem || rc=1
 uc_measure bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
+# Allocations from the ROX arena so far: only BPF packs and trampolines
+# use it (module text and kprobe pages come through execmem).
+echo "UC-BPF-ROX allocations=$(awk '/^arena / { a = $2 } a == "rox" && /allocations:/ { s += $2 } END { print s + 0 }' \
+	/sys/kernel/debug/unmapped_cache/arenas 2>/dev/null)"
 uc_measure modules modules || rc=1
 uc_measure kprobes kprobes || rc=1
 uc_measure kcore kcore || rc=1
+uc_measure selftests selftests || rc=1
 sleep 1
 echo "cache memory:"
 grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
+echo "kernel TLB flushes by function:"
+cat /sys/kernel/debug/uc_tlbcount/detail
 [ -n "$scatter" ] && kill "$scatter"
 exit $rc

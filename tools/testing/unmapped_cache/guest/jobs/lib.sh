@@ -18,7 +18,8 @@ uc_stat() {
 	awk -F': ' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' $f
 }
 
-# The figures every workload reports, as KEY=VALUE words.
+# The figures every workload reports, as KEY=VALUE words.  tlb (kernel TLB
+# flushes) only while the uc_tlbcount test module is loaded.
 uc_snapshot() {
 	echo "l2=$(vmstat direct_map_level2_splits)" \
 	     "l3=$(vmstat direct_map_level3_splits)" \
@@ -26,6 +27,8 @@ uc_snapshot() {
 	     "dm2m=$(meminfo DirectMap2M)" \
 	     "dm1g=$(meminfo DirectMap1G)" \
 	     "blocks=$(uc_stat 'blocks grabbed')"
+	f=/sys/kernel/debug/uc_tlbcount/flushes
+	[ -r $f ] && echo "tlb=$(cat $f)"
 }
 
 # uc_measure NAME CMD...: run CMD and print one line
