@@ -26,7 +26,9 @@ UC_VARIANT=${UC_VARIANT:-}
 UC_OUT=$UC_CACHE/build${UC_VARIANT:+-$UC_VARIANT}
 UC_FRAGMENTS="unmapped_cache.config${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
 UC_GUEST=$UC_CACHE/guest
-UC_KERNEL=$UC_OUT/arch/x86/boot/bzImage
+# UC_KERNEL may point at a copy, so that a long run is not disturbed by a
+# rebuild.
+UC_KERNEL=${UC_KERNEL:-$UC_OUT/arch/x86/boot/bzImage}
 UC_JOBS=${UC_JOBS:-$(nproc)}
 
 export CCACHE_DIR=${CCACHE_DIR:-$UC_CACHE/ccache}
@@ -41,7 +43,7 @@ export KBUILD_BUILD_HOST=devtools
 
 # Files of the repository that belong in the kernel tree, relative to
 # $UC_ROOT.  Everything else (devtools/, patches/, README.md, ...) stays out.
-UC_KERNEL_PATHS=(mm include arch lib kernel Documentation tools/testing/unmapped_cache)
+UC_KERNEL_PATHS=(mm include arch lib kernel Documentation tools/testing/unmapped_cache tools/mm/unmapped_cache)
 
 uc_log() { printf '==> %s\n' "$*" >&2; }
 uc_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

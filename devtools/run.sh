@@ -2,12 +2,15 @@
 # The main job (make run): build what is missing, then boot the same kernel
 # with unmapped_cache=off and with the cache on, on a fresh guest and on a
 # guest whose free memory was scattered first, run the callers' workloads
-# in each (tools/testing/unmapped_cache/guest/jobs/callers.sh) and print
-# their direct-map figures side by side.  Logs: $UC_GUEST/logs/run-*.log.
+# in each (tools/testing/unmapped_cache/guest/jobs/callers.sh), print
+# their figures side by side, and write a plot and a Markdown report to
+# $UC_CACHE/results/run-DATE/ (devtools/report.py).  Console logs:
+# $UC_GUEST/logs/run-*.log.
 . "$(dirname "$0")/common.sh"
 
 step() { printf '[%s] %s\n' "$1" "$2"; }
 
+start=$(date +%s)
 step 1/5 "checking dependencies"
 "$UC_ROOT/devtools/deps.sh" || exit 1
 step 2/5 "building the kernel (first build: ~10 min on 2 cores; log: $UC_CACHE/logs/build.log)"
@@ -25,28 +28,49 @@ for mem in fresh scattered; do
 		args=(--log "$log")
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		[ $mem = scattered ] && args+=(--append uc.scatter=1)
-		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: secretmem, BPF, modules, kprobes (~4 min under TCG)"
-		if ! "$UC_ROOT/devtools/qemu-run.sh" --timeout 1500 --hostroot "${args[@]}" callers >/dev/null; then
-			echo "the guest job failed; console log: $log" >&2
+		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: BPF, secretmem, modules, kprobes, kcore, selftests (~6 min under TCG; $(( ($(date +%s) - start) / 60 )) min so far)"
+		"$UC_ROOT/devtools/qemu-run.sh" --timeout 1500 --hostroot "${args[@]}" callers >/dev/null &
+		qemu=$!
+		# Progress: the workload the guest is in, every 30 s.
+		while kill -0 $qemu 2>/dev/null; do
+			sleep 30
+			phase=$(grep -ao 'UC-TS phase=[a-z]*' "$log" 2>/dev/null | tail -1 | cut -d= -f2)
+			kill -0 $qemu 2>/dev/null && echo "      ... ${phase:-booting}"
+		done
+		if ! wait $qemu; then
+			echo "the guest job failed (cache $mode, $mem memory); console log: $log" >&2
 			exit 1
 		fi
 		logs+=("$log")
 	done
 done
 
-step 5/5 "figures (deltas over each workload)"
+step 5/5 "comparison (deltas over each workload; log: off | on)"
+out=$UC_CACHE/results/run-$(date +%Y%m%d-%H%M%S)
+# Debian's python3 has python3-matplotlib for the plot (deps.sh).
+py=/usr/bin/python3
+[ -x $py ] || py=python3
+"$py" "$UC_ROOT/devtools/report.py" "$out" "${logs[@]}"
+rc=$?
+ln -sfn "$out" "$UC_CACHE/results/latest"
 for log in "${logs[@]}"; do
-	echo
-	echo "== $(basename "$log" .log | sed 's/^run-//') =="
-	python3 "$UC_ROOT/devtools/figures.py" "$log"
-	grep -ah "UC-BPF\|UC-KPROBES" "$log" | sed 's/^\[[^]]*\] //; s/^/  /' | tr -d '\r' | sort -u
+	grep -ah "UC-BPF \|UC-KPROBES\|UC-KCORE\|test_bpf: Summary" "$log" |
+		sed "s/^\[[^]]*\] //; s/^/  $(basename "$log" .log | sed 's/^run-//'): /" |
+		tr -d '\r' | sort -u
 done
 cat <<'TXT'
 
-  secretmem: 4 processes x 2048 memfd_secret() pages, twice.
   bpf:       2000 JIT-compiled programs (4..8000 instructions), each run
              once with BPF_PROG_TEST_RUN, half closed and reloaded.
+  secretmem: 4 processes x 2048 memfd_secret() pages, twice.
   modules:   3 test modules loaded, called and unloaded 50 times each.
   kprobes:   1000 kprobes and 16 ftrace ops with trampolines.
-  "off" is the same kernel booted with unmapped_cache=off (stock paths).
+  kcore:     all of /proc/kcore read with secret pages and a cache-backed
+             module live (the secret must not show).
+  selftests: memfd_secret selftest, lib/test_bpf, lib/test_static_keys.
+  "off" is the same kernel booted with unmapped_cache=off (stock paths);
+  "scattered": free memory was fragmented into single pages first.
 TXT
+echo
+echo "results in $out (also $UC_CACHE/results/latest)"
+exit $rc

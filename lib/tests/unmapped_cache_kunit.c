@@ -961,7 +961,7 @@ static void mag_stress_all_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fails, 0);
 	KUNIT_EXPECT_EQ(test, corrupt, 0);
 	KUNIT_EXPECT_EQ(test, dirty, 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&cache->nr_chunks), 0);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, false), 0);
 
 	uc_drain();
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), 0);

@@ -51,6 +51,8 @@
 #include "../internal.h"
 #include "internal.h"
 
+#include <trace/events/unmapped_cache.h>
+
 /* Owner of a chunk that is being scrubbed on its way back to the tree. */
 #define UC_CHUNK_FREEING	((void *)-1L)
 
@@ -153,6 +155,7 @@ static void uc_vspace_put(struct uc_vspace *vspace)
 static void uc_arena_drop_block(struct uc_arena *arena, struct uc_block *block)
 {
 	struct uc_vspace *vspace = block->vspace;
+	unsigned long pfn = page_to_pfn(block->page), addr = block->addr;
 
 	list_del(&block->list);
 	arena->nr_blocks--;
@@ -165,6 +168,7 @@ static void uc_arena_drop_block(struct uc_arena *arena, struct uc_block *block)
 	if (uc_block_release(block))
 		return;	/* Warned; the block stays out of the page allocator. */
 	uc_arena_count(arena, UC_ARENA_BLOCKS_OUT, 1);
+	trace_unmapped_cache_block_return(arena->nid, arena->perm, pfn, addr);
 }
 
 /* Undo the blocks a failed refill took (see uc_arena_grow()). */
@@ -284,6 +288,10 @@ add:
 		goto err_unwind;
 
 	arena->nr_blocks += nr;
+	list_for_each_entry(block, &added, list)
+		trace_unmapped_cache_block_add(arena->nid, arena->perm,
+					       page_to_pfn(block->page),
+					       block->addr);
 	list_splice_tail(&added, &arena->blocks);
 	uc_arena_count(arena, UC_ARENA_BLOCKS_IN, nr);
 	return 0;

@@ -17,6 +17,8 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/unmapped_cache.h>
@@ -24,6 +26,8 @@
 #include <linux/workqueue.h>
 
 #include "internal.h"
+
+#include <trace/events/unmapped_cache.h>
 
 static LIST_HEAD(uc_caches);		/* under uc_caches_lock */
 static DEFINE_MUTEX(uc_caches_lock);
@@ -50,6 +54,11 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
 	if (!cache)
 		return NULL;
+	cache->count = alloc_percpu(struct uc_cache_count);
+	if (!cache->count) {
+		kfree(cache);
+		return NULL;
+	}
 	cache->name = name;
 	cache->perm = perm;
 
@@ -58,6 +67,41 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 	return cache;
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_create);
+
+/* Count chunks and pages of @cache as allocated (+) or freed (-). */
+static void uc_cache_count(struct unmapped_cache *cache, long chunks,
+			   long pages)
+{
+	this_cpu_add(cache->count->chunks, chunks);
+	this_cpu_add(cache->count->pages, pages);
+}
+
+/* Live chunks (or pages) of @cache: the sum over every CPU. */
+long uc_cache_live(struct unmapped_cache *cache, bool pages)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct uc_cache_count *c = per_cpu_ptr(cache->count, cpu);
+
+		sum += pages ? READ_ONCE(c->pages) : READ_ONCE(c->chunks);
+	}
+	return sum;
+}
+
+/* For debugfs "caches": one line per cache. */
+void uc_caches_show(struct seq_file *seq)
+{
+	struct unmapped_cache *cache;
+
+	guard(mutex)(&uc_caches_lock);
+	list_for_each_entry(cache, &uc_caches, list)
+		seq_printf(seq, "%s %s chunks=%ld pages=%ld\n", cache->name,
+			   uc_perm_names[cache->perm],
+			   uc_cache_live(cache, false),
+			   uc_cache_live(cache, true));
+}
 
 /**
  * unmapped_cache_destroy() - Destroy a cache.
@@ -73,14 +117,15 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 {
 	if (!cache)
 		return;
-	if (WARN(atomic_long_read(&cache->nr_chunks),
+	if (WARN(uc_cache_live(cache, false),
 		 "unmapped_cache: %s destroyed with %ld live chunks\n",
-		 cache->name, atomic_long_read(&cache->nr_chunks)))
+		 cache->name, uc_cache_live(cache, false)))
 		return;
 
 	mutex_lock(&uc_caches_lock);
 	list_del(&cache->list);
 	mutex_unlock(&uc_caches_lock);
+	free_percpu(cache->count);
 	kfree(cache);
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_destroy);
@@ -91,7 +136,8 @@ EXPORT_SYMBOL_GPL(unmapped_cache_destroy);
  * magazine layer in the range tree, tagged with @cache in its page).
  */
 static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
-					  struct uc_arena *arena, gfp_t gfp)
+					  struct uc_arena *arena, gfp_t gfp,
+					  unsigned long caller)
 {
 	unsigned long addr = uc_mag_alloc(arena, cache);
 
@@ -100,6 +146,8 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
 	if (addr)
 		uc_round_tag(uc_round_page(arena, addr), cache);
+	trace_unmapped_cache_alloc(cache->name, cache->perm, PAGE_SIZE, addr,
+				   caller);
 	return addr;
 }
 
@@ -111,14 +159,17 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
  */
 static bool uc_cache_free_round(struct unmapped_cache *cache,
 				struct uc_arena *arena, unsigned long addr,
-				struct page *page)
+				struct page *page, unsigned long caller)
 {
 	/* From here on a second free of @addr finds no tag and is refused. */
 	if (!uc_round_untag(page, cache))
 		return false;
 	uc_arena_scrub(arena, addr, PAGE_SIZE);
-	if (!uc_mag_free(arena, addr, page))
+	if (!uc_mag_free(arena, addr, page)) {
 		uc_arena_free_round(arena, addr);
+		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
+					  addr, caller);
+	}
 	return true;
 }
 
@@ -128,6 +179,37 @@ static bool uc_size_ok(struct unmapped_cache *cache, size_t size)
 		     UNMAPPED_CACHE_BLOCK_SIZE : UNMAPPED_CACHE_MAX_CHUNK;
 
 	return size && size <= max;
+}
+
+static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
+			    unsigned long align, int nid, gfp_t gfp,
+			    unsigned long caller)
+{
+	struct uc_arena *arena;
+	unsigned long addr;
+
+	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
+		return NULL;
+	if (WARN_ON_ONCE(!uc_size_ok(cache, size) ||
+			 (align && !is_power_of_2(align))))
+		return NULL;
+	arena = uc_arena_get(cache->perm, nid);
+	if (!arena)
+		return NULL;
+
+	size = PAGE_ALIGN(size);
+	if (size == PAGE_SIZE && align <= PAGE_SIZE) {
+		addr = uc_cache_alloc_round(cache, arena, gfp, caller);
+	} else {
+		addr = uc_arena_alloc(arena, size, max(align, PAGE_SIZE), cache,
+				      gfp);
+		trace_unmapped_cache_alloc(cache->name, cache->perm, size, addr,
+					   caller);
+	}
+	if (!addr)
+		return NULL;
+	uc_cache_count(cache, 1, size >> PAGE_SHIFT);
+	return (void *)addr;
 }
 
 /**
@@ -150,29 +232,7 @@ static bool uc_size_ok(struct unmapped_cache *cache, size_t size)
 void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
 				unsigned long align, int nid, gfp_t gfp)
 {
-	struct uc_arena *arena;
-	unsigned long addr;
-
-	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
-		return NULL;
-	if (WARN_ON_ONCE(!uc_size_ok(cache, size) ||
-			 (align && !is_power_of_2(align))))
-		return NULL;
-	arena = uc_arena_get(cache->perm, nid);
-	if (!arena)
-		return NULL;
-
-	size = PAGE_ALIGN(size);
-	if (size == PAGE_SIZE && align <= PAGE_SIZE)
-		addr = uc_cache_alloc_round(cache, arena, gfp);
-	else
-		addr = uc_arena_alloc(arena, size, max(align, PAGE_SIZE), cache,
-				      gfp);
-	if (!addr)
-		return NULL;
-	atomic_long_inc(&cache->nr_chunks);
-	atomic_long_add(size >> PAGE_SHIFT, &cache->nr_pages);
-	return (void *)addr;
+	return uc_cache_alloc(cache, size, align, nid, gfp, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_alloc_node);
 
@@ -189,8 +249,8 @@ EXPORT_SYMBOL_GPL(unmapped_cache_alloc_node);
  */
 void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
 {
-	return unmapped_cache_alloc_node(cache, size, PAGE_SIZE, NUMA_NO_NODE,
-					 gfp);
+	return uc_cache_alloc(cache, size, PAGE_SIZE, NUMA_NO_NODE, gfp,
+			      _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_alloc);
 
@@ -221,13 +281,16 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 	if (WARN_ON_ONCE(!arena))
 		return;
 	if (PAGE_ALIGN(size) != PAGE_SIZE ||
-	    !uc_cache_free_round(cache, arena, (unsigned long)addr, page)) {
+	    !uc_cache_free_round(cache, arena, (unsigned long)addr, page,
+				 _RET_IP_)) {
 		if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size),
 				  cache))
 			return;
+		trace_unmapped_cache_free(cache->name, cache->perm,
+					  PAGE_ALIGN(size), (unsigned long)addr,
+					  _RET_IP_);
 	}
-	atomic_long_dec(&cache->nr_chunks);
-	atomic_long_sub(PAGE_ALIGN(size) >> PAGE_SHIFT, &cache->nr_pages);
+	uc_cache_count(cache, -1, -(long)(PAGE_ALIGN(size) >> PAGE_SHIFT));
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_free);
 
@@ -257,19 +320,19 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	if (!arena)
 		return NULL;
 
-	phys = uc_cache_alloc_round(cache, arena, gfp);
+	phys = uc_cache_alloc_round(cache, arena, gfp, _RET_IP_);
 	if (!phys)
 		return NULL;
 	page = pfn_to_page(PHYS_PFN(phys));
 	arch_unmapped_cache_clear_page(page);
-	atomic_long_inc(&cache->nr_chunks);
-	atomic_long_inc(&cache->nr_pages);
+	uc_cache_count(cache, 1, 1);
 	return page;
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_alloc_page);
 
 /* unmapped_cache_free_page() without the reference count check. */
-static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page)
+static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
+			       unsigned long caller)
 {
 	unsigned long phys;
 	struct uc_arena *arena;
@@ -280,11 +343,13 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page)
 	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
 	if (WARN_ON_ONCE(!arena))
 		return;
-	if (!uc_cache_free_round(cache, arena, phys, page) &&
-	    uc_arena_free(arena, phys, PAGE_SIZE, cache))
-		return;
-	atomic_long_dec(&cache->nr_chunks);
-	atomic_long_dec(&cache->nr_pages);
+	if (!uc_cache_free_round(cache, arena, phys, page, caller)) {
+		if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
+			return;
+		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
+					  phys, caller);
+	}
+	uc_cache_count(cache, -1, -1);
 }
 
 /**
@@ -305,7 +370,7 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 		return;
 	if (WARN_ON_ONCE(page_ref_count(page) != 1))
 		return;
-	uc_cache_free_page(cache, page);
+	uc_cache_free_page(cache, page, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
 
@@ -365,7 +430,8 @@ static void uc_release_fn(struct work_struct *work)
 		uc_release_reset(page);
 		set_page_private(page, owner);
 		page_ref_unfreeze(page, 1);
-		uc_cache_free_page((struct unmapped_cache *)owner, page);
+		uc_cache_free_page((struct unmapped_cache *)owner, page,
+				   _THIS_IP_);
 		atomic_long_dec(&uc_release_waiting);
 	}
 	if (waiting)

@@ -60,6 +60,9 @@
 
 #include "internal.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/unmapped_cache.h>
+
 /* Written once at init, read from any context. */
 static bool uc_enabled __ro_after_init;
 

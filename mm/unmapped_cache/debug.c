@@ -401,44 +401,76 @@ static int drain_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(drain_fops, NULL, drain_set, "%llu\n");
 
-static int arenas_show(struct seq_file *seq, void *v)
+static void uc_arena_show(struct seq_file *seq, struct uc_arena *arena)
 {
 	struct uc_arena_info info;
-	struct uc_arena *arena;
 	int i;
 
-	list_for_each_entry(arena, &uc_arena_list, node) {
-		uc_arena_info(arena, &info);
-		seq_printf(seq, "arena %s node %d\n", uc_perm_names[arena->perm],
-			   arena->nid);
-		seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
-		seq_printf(seq, "  pages in use: %lu\n",
-			   info.busy_bytes >> PAGE_SHIFT);
-		seq_printf(seq, "  pages free in tree: %lu\n",
-			   info.free_bytes >> PAGE_SHIFT);
-		seq_printf(seq, "  largest free range: %lu pages\n",
-			   info.largest_free >> PAGE_SHIFT);
-		seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
-		for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
-			seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],
-				   uc_arena_stat(arena, i));
-		for (i = 0; i < UC_MAG_STAT_COUNT; i++)
-			seq_printf(seq, "  %s: %lu\n", uc_mag_stat_names[i],
-				   uc_mag_stat(arena, i));
-		for (i = 0; i < UC_DEPOT_STAT_COUNT; i++)
-			seq_printf(seq, "  %s: %lu\n", uc_depot_stat_names[i],
-				   READ_ONCE(arena->depot.stats[i]));
-	}
+	uc_arena_info(arena, &info);
+	seq_printf(seq, "arena %s node %d\n", uc_perm_names[arena->perm],
+		   arena->nid);
+	seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
+	seq_printf(seq, "  pages in use: %lu\n", info.busy_bytes >> PAGE_SHIFT);
+	seq_printf(seq, "  pages free in tree: %lu\n",
+		   info.free_bytes >> PAGE_SHIFT);
+	seq_printf(seq, "  largest free range: %lu pages\n",
+		   info.largest_free >> PAGE_SHIFT);
+	seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
+	for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
+		seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],
+			   uc_arena_stat(arena, i));
+	for (i = 0; i < UC_MAG_STAT_COUNT; i++)
+		seq_printf(seq, "  %s: %lu\n", uc_mag_stat_names[i],
+			   uc_mag_stat(arena, i));
+	for (i = 0; i < UC_DEPOT_STAT_COUNT; i++)
+		seq_printf(seq, "  %s: %lu\n", uc_depot_stat_names[i],
+			   READ_ONCE(arena->depot.stats[i]));
+}
+
+/* All arenas in one file. */
+static int arenas_show(struct seq_file *seq, void *v)
+{
+	struct uc_arena *arena;
+
+	list_for_each_entry(arena, &uc_arena_list, node)
+		uc_arena_show(seq, arena);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(arenas);
 
+/* One arena: arena/<perm>-node<nid>. */
+static int arena_show(struct seq_file *seq, void *v)
+{
+	uc_arena_show(seq, seq->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(arena);
+
+/* One line per cache: name, permission, live chunks and pages. */
+static int caches_show(struct seq_file *seq, void *v)
+{
+	uc_caches_show(seq);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(caches);
+
 void uc_debugfs_init(struct dentry *root)
 {
+	struct uc_arena *arena;
+	struct dentry *dir;
+	char name[32];
+
 	debugfs_create_file("blocks", 0444, root, NULL, &blocks_fops);
 	debugfs_create_file_unsafe("exercise_blocks", 0200, root, NULL,
 				   &exercise_blocks_fops);
 	debugfs_create_file("arenas", 0444, root, NULL, &arenas_fops);
+	dir = debugfs_create_dir("arena", root);
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		snprintf(name, sizeof(name), "%s-node%d",
+			 uc_perm_names[arena->perm], arena->nid);
+		debugfs_create_file(name, 0444, dir, arena, &arena_fops);
+	}
+	debugfs_create_file("caches", 0444, root, NULL, &caches_fops);
 	debugfs_create_file_unsafe("drain", 0200, root, NULL, &drain_fops);
 	debugfs_create_file_unsafe("exercise_population", 0200, root, NULL,
 				   &exercise_population_fops);

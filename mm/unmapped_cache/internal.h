@@ -93,18 +93,29 @@ static inline unsigned long uc_block_addr(const struct uc_block *block)
 }
 
 /**
+ * struct uc_cache_count - What a cache has live, counted on each CPU.
+ * @chunks: chunks allocated minus chunks freed on this CPU.
+ * @pages:  the same in pages.
+ *
+ * Per CPU so that the single-page fast path touches no shared cache line;
+ * only the sum over all CPUs means anything.
+ */
+struct uc_cache_count {
+	long chunks;
+	long pages;
+};
+
+/**
  * struct unmapped_cache - A user's handle (see include/linux/unmapped_cache.h).
- * @name:      for statistics.
- * @perm:      which arenas its chunks come from.
- * @nr_chunks: live chunks.
- * @nr_pages:  pages in live chunks.
- * @list:      in uc_caches; under uc_caches_lock (cache.c).
+ * @name:  for statistics.
+ * @perm:  which arenas its chunks come from.
+ * @count: live chunks and pages, per CPU (uc_cache_live()).
+ * @list:  in uc_caches; under uc_caches_lock (cache.c).
  */
 struct unmapped_cache {
 	const char *name;
 	enum unmapped_cache_perm perm;
-	atomic_long_t nr_chunks;
-	atomic_long_t nr_pages;
+	struct uc_cache_count __percpu *count;
 	struct list_head list;
 };
 
@@ -283,6 +294,9 @@ unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
 unsigned long uc_shrink_all(unsigned long keep, bool trylock);
 unsigned long uc_drain(void);
+struct seq_file;
+void uc_caches_show(struct seq_file *seq);
+long uc_cache_live(struct unmapped_cache *cache, bool pages);
 void uc_release_flush(void);
 long uc_release_pending(void);
 int uc_vmap_init(void);

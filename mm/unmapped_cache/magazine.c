@@ -52,6 +52,8 @@
 
 #include "internal.h"
 
+#include <trace/events/unmapped_cache.h>
+
 const char *const uc_mag_stat_names[] = {
 	[UC_MAG_ALLOC_HIT]	= "magazine alloc hits",
 	[UC_MAG_ALLOC_MISS]	= "magazine alloc misses",
@@ -202,6 +204,8 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 	spin_unlock_irqrestore(&depot->lock, dflags);
 	if (!full)
 		goto miss;
+	trace_unmapped_cache_depot(arena->nid, arena->perm,
+				   UC_TRACE_DEPOT_REFILL, full->rounds);
 	mc->previous = mc->loaded;
 	mc->loaded = full;
 
@@ -260,6 +264,9 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 		return false;
 	}
 	if (mc->previous) {
+		trace_unmapped_cache_depot(arena->nid, arena->perm,
+					   UC_TRACE_DEPOT_PUT,
+					   mc->previous->rounds);
 		uc_depot_lock(depot, &dflags);
 		uc_depot_put_locked(depot, mc->previous);
 		spin_unlock_irqrestore(&depot->lock, dflags);
@@ -321,6 +328,9 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 		pages += mag->rounds;
 		uc_magazine_destroy(arena, mag);
 	}
+	if (pages)
+		trace_unmapped_cache_depot(arena->nid, arena->perm,
+					   UC_TRACE_DEPOT_REAP, pages);
 	return pages;
 }
 

@@ -21,6 +21,8 @@
 
 #include "internal.h"
 
+#include <trace/events/unmapped_cache.h>
+
 /* Blocks each arena keeps when the shrinker runs. */
 #define UC_SHRINK_KEEP	1
 
@@ -51,6 +53,8 @@ static unsigned long uc_shrink_scan(struct shrinker *shrinker,
 		uc_mag_drain();
 		blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
 	}
+	trace_unmapped_cache_shrink(sc->nr_to_scan,
+				    blocks * UNMAPPED_CACHE_BLOCK_PAGES);
 	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_STOP;
 }
 

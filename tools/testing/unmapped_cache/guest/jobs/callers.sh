@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The converted callers under real workloads (needs --hostroot for the test
-# modules in $UC_BIN/../modules).  Each workload prints one UC-FIG line:
-#   secretmem  4 processes x 2048 memfd_secret pages, written and read
-#              back, twice (16384 page faults)
+# modules in $UC_BIN/../modules).  Each workload prints one UC-FIG line,
+# in this order (BPF first: later workloads reuse pages whose direct-map
+# entries earlier ones split, and stock BPF splits least):
 #   bpf        2000 JIT-compiled programs of 4..8000 instructions, each
 #              test-run once, half closed in random order and reloaded
+#   secretmem  4 processes x 2048 memfd_secret pages, written and read
+#              back, twice (16384 page faults)
 #   modules    3 test modules loaded, called and unloaded 50 times each
 #   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
 #              with trampolines, registered, hit and unregistered
@@ -113,12 +115,13 @@ selftests() {
 }
 
 rc=0
-uc_measure secretmem secretmem || rc=1
+uc_sampler
 uc_measure bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
 # Allocations from the ROX arena so far: only BPF packs and trampolines
 # use it (module text and kprobe pages come through execmem).
 echo "UC-BPF-ROX allocations=$(awk '/^arena / { a = $2 } a == "rox" && /allocations:/ { s += $2 } END { print s + 0 }' \
 	/sys/kernel/debug/unmapped_cache/arenas 2>/dev/null)"
+uc_measure secretmem secretmem || rc=1
 uc_measure modules modules || rc=1
 uc_measure kprobes kprobes || rc=1
 uc_measure kcore kcore || rc=1
@@ -128,5 +131,6 @@ echo "cache memory:"
 grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
 echo "kernel TLB flushes by function:"
 cat /sys/kernel/debug/uc_tlbcount/detail
+kill "$UC_SAMPLER"
 [ -n "$scatter" ] && kill "$scatter"
 exit $rc

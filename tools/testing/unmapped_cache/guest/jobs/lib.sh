@@ -18,8 +18,9 @@ uc_stat() {
 	awk -F': ' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' $f
 }
 
-# The figures every workload reports, as KEY=VALUE words.  tlb (kernel TLB
-# flushes) only while the uc_tlbcount test module is loaded.
+# The figures every workload reports, as KEY=VALUE words: splits, DirectMap
+# sizes (kB), blocks grabbed and held by the cache, the uptime t in 1/100 s,
+# and tlb (kernel TLB flushes) while the uc_tlbcount test module is loaded.
 uc_snapshot() {
 	echo "l2=$(vmstat direct_map_level2_splits)" \
 	     "l3=$(vmstat direct_map_level3_splits)" \
@@ -29,6 +30,20 @@ uc_snapshot() {
 	     "blocks=$(uc_stat 'blocks grabbed')"
 	f=/sys/kernel/debug/uc_tlbcount/flushes
 	[ -r $f ] && echo "tlb=$(cat $f)"
+	echo "held=$(uc_stat 'blocks held')" \
+	     "t=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)"
+}
+
+# uc_sampler: print "UC-TS phase=PHASE KEY=VALUE..." every 2 s in the
+# background (the timeline of make run's plot); PHASE is what
+# uc_measure last started.  Stop it with: kill "$UC_SAMPLER".
+uc_sampler() {
+	echo start > /run/tmp/uc.phase
+	while :; do
+		echo "UC-TS phase=$(cat /run/tmp/uc.phase) $(uc_snapshot | tr '\n' ' ')"
+		sleep 2
+	done &
+	UC_SAMPLER=$!
 }
 
 # uc_measure NAME CMD...: run CMD and print one line
@@ -37,6 +52,7 @@ uc_snapshot() {
 uc_measure() {
 	name=$1
 	shift
+	echo "$name" > /run/tmp/uc.phase
 	before=$(uc_snapshot)
 	"$@"
 	rc=$?

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""The comparison make run prints, plots and writes (devtools/run.sh).
+
+Usage: report.py OUTDIR LOG...
+
+Each LOG is the console log of one callers job, named run-MEM-MODE.log
+(MEM fresh or scattered, MODE off or on).  Prints, per MEM, a side-by-side
+table of the off and on runs (per workload: level-2 and level-3 splits,
+DirectMap4k growth, kernel TLB flushes, memory the cache holds after it,
+run-time ratio on/off) and writes to OUTDIR:
+
+  report.md     the tables, what was run and how to read them
+  timeline.png  DirectMap4k and cumulative level-2 splits along the
+                workloads, off against on (needs python3-matplotlib)
+
+The figures come from the guest's UC-FIG lines (deltas over a workload)
+and UC-TS lines (a sample every 2 s); see jobs/lib.sh.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figures  # noqa: E402
+
+WORKLOADS = ["bpf", "secretmem", "modules", "kprobes", "kcore", "selftests"]
+BLOCK_MIB = 2
+
+
+def read_samples(path):
+    """The UC-TS lines of a log: [{"phase": str, key: int, ...}]."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            i = line.find("UC-TS ")
+            if i < 0:
+                continue
+            s = {}
+            for w in line[i + 6:].split():
+                k, _, v = w.partition("=")
+                if k == "phase":
+                    s[k] = v
+                elif re.match(r"^\d+$", v):
+                    s[k] = int(v)
+            if "phase" in s and "t" in s:
+                out.append(s)
+    return out
+
+
+def runs_of(logs):
+    """{(mem, mode): (figs by name, samples, path)} for the logs given."""
+    runs = {}
+    for path in logs:
+        m = re.search(r"run-(fresh|scattered)-(off|on)\.log$", path)
+        if not m:
+            continue
+        figs = {f["name"]: f for f in figures.read([path])}
+        runs[(m[1], m[2])] = (figs, read_samples(path), path)
+    return runs
+
+
+def d(fig, key):
+    return figures.delta(fig, key) if fig and key in fig else None
+
+
+def fmt(v):
+    return "-" if v is None else str(v)
+
+
+def side_by_side(runs, mem):
+    """Rows of the off/on table of one memory condition."""
+    off = runs.get((mem, "off"), ({}, [], ""))[0]
+    on = runs.get((mem, "on"), ({}, [], ""))[0]
+    rows = []
+    for w in WORKLOADS:
+        a, b = off.get(w), on.get(w)
+        if not a and not b:
+            continue
+        ratio = "-"
+        if a and b and d(a, "t") and d(b, "t") is not None:
+            ratio = "%.2f" % (d(b, "t") / d(a, "t"))
+        held = b["held"][1] * BLOCK_MIB if b and "held" in b else None
+        rows.append([
+            w,
+            "%s | %s" % (fmt(d(a, "l2")), fmt(d(b, "l2"))),
+            "%s | %s" % (fmt(d(a, "l3")), fmt(d(b, "l3"))),
+            "%s | %s" % (fmt(d(a, "dm4k")), fmt(d(b, "dm4k"))),
+            "%s | %s" % (fmt(d(a, "tlb")), fmt(d(b, "tlb"))),
+            fmt(held),
+            ratio,
+        ])
+    return rows
+
+
+HEAD = ["workload", "L2 splits off | on", "L3 splits off | on",
+        "DirectMap4k +kB off | on", "kernel TLB flushes off | on",
+        "cache holds MiB (on)", "time on/off"]
+
+
+def text_table(rows):
+    widths = [max(len(r[i]) for r in rows + [HEAD]) for i in range(len(HEAD))]
+    lines = []
+    for r in [HEAD, ["-" * w for w in widths]] + rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def md_table(rows):
+    lines = ["| " + " | ".join(HEAD) + " |",
+             "|" + "---|" * len(HEAD)]
+    for r in rows:
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return "\n".join(lines)
+
+
+def timeline(samples):
+    """Map samples to x = phase index + fraction of the phase's duration."""
+    order = [w for w in WORKLOADS if any(s["phase"] == w for s in samples)]
+    xs, pts = [], {}
+    for w in order:
+        ph = [s for s in samples if s["phase"] == w]
+        t0, t1 = ph[0]["t"], ph[-1]["t"]
+        for s in ph:
+            frac = (s["t"] - t0) / (t1 - t0) if t1 > t0 else 0.5
+            xs.append((order.index(w) + frac, s))
+    for x, s in xs:
+        for k in ("dm4k", "l2"):
+            pts.setdefault(k, []).append((x, s.get(k, 0)))
+    return order, pts
+
+
+def plot(runs, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "python3-matplotlib is missing: no plot"
+    mems = [m for m in ("fresh", "scattered")
+            if (m, "off") in runs or (m, "on") in runs]
+    fig, axes = plt.subplots(2, len(mems), figsize=(6.5 * len(mems), 7.5),
+                             squeeze=False)
+    style = {"off": dict(color="tab:red", label="unmapped_cache=off (stock)"),
+             "on": dict(color="tab:blue", label="unmapped_cache on")}
+    for col, mem in enumerate(mems):
+        order = []
+        for mode in ("off", "on"):
+            if (mem, mode) not in runs:
+                continue
+            samples = runs[(mem, mode)][1]
+            if not samples:
+                continue
+            o, pts = timeline(samples)
+            order = o if len(o) > len(order) else order
+            base = [s for s in samples][0]
+            x, y = zip(*pts["dm4k"])
+            axes[0][col].plot(x, [(v - base["dm4k"]) / 1024 for v in y],
+                              drawstyle="steps-post", **style[mode])
+            x, y = zip(*pts["l2"])
+            axes[1][col].plot(x, [v - base["l2"] for v in y],
+                              drawstyle="steps-post", **style[mode])
+        for row, ylabel in enumerate(["DirectMap4k growth (MiB)",
+                                      "level-2 direct-map splits (cumulative)"]):
+            ax = axes[row][col]
+            ax.set_ylabel(ylabel)
+            ax.set_xticks([i + 0.5 for i in range(len(order))])
+            ax.set_xticklabels(order)
+            for i in range(1, len(order)):
+                ax.axvline(i, color="0.85", linewidth=0.8)
+            ax.set_xlim(0, max(len(order), 1))
+            ax.grid(axis="y", color="0.9")
+            if ax.get_lines():
+                ax.legend(loc="upper left")
+            ax.set_xlabel("workload (each spans its own run time)")
+        axes[0][col].set_title("%s memory" % mem)
+    fig.suptitle("Direct map under the callers' workloads, same kernel, "
+                 "cache off vs on")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return None
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    outdir, logs = sys.argv[1], sys.argv[2:]
+    runs = runs_of(logs)
+    if not runs:
+        print("no run-{fresh,scattered}-{off,on}.log among %s" % " ".join(logs))
+        return 1
+    os.makedirs(outdir, exist_ok=True)
+    md = ["# unmapped_cache: direct map with the cache off and on", "",
+          "Same kernel image, booted with `unmapped_cache=off` (the stock "
+          "paths) and without it, under QEMU TCG. Figures are deltas over "
+          "each workload; times under TCG are not real, so only the ratio "
+          "of the two runs is given.", ""]
+    bad = []
+    for mem in ("fresh", "scattered"):
+        rows = side_by_side(runs, mem)
+        if not rows:
+            continue
+        print("\n== %s memory: off | on ==" % mem)
+        print(text_table(rows))
+        md += ["## %s memory" % mem.capitalize(), "", md_table(rows), ""]
+        for mode in ("off", "on"):
+            if (mem, mode) in runs:
+                figs = runs[(mem, mode)][0]
+                bad += ["%s-%s %s" % (mem, mode, f["name"])
+                        for f in figs.values() if f["rc"] != 0]
+    err = plot(runs, os.path.join(outdir, "timeline.png"))
+    md += ["![DirectMap4k and level-2 splits along the workloads]"
+           "(timeline.png)", "",
+           "## Workloads", "",
+           "- bpf: 2000 JIT-compiled programs (4..8000 instructions), each "
+           "run once with `BPF_PROG_TEST_RUN`, half closed and reloaded.",
+           "- secretmem: 4 processes x 2048 `memfd_secret()` pages, twice.",
+           "- modules: 3 test modules loaded, called and unloaded 50 times "
+           "each.",
+           "- kprobes: 1000 kprobes and 16 ftrace ops with trampolines.",
+           "- kcore: all of `/proc/kcore` read while secret pages and a "
+           "cache-backed module are live.",
+           "- selftests: the kernel's memfd_secret selftest, lib/test_bpf, "
+           "lib/test_static_keys, lib/test_module.",
+           "",
+           "Scattered: before the workloads a process touches 70% of free "
+           "memory in 4 KiB pages and frees every other page.",
+           "Kernel TLB flushes: broadcast flushes of kernel mappings, "
+           "counted by the uc_tlbcount test module.",
+           "",
+           "Console logs: " + ", ".join("`%s`" % runs[k][2]
+                                        for k in sorted(runs)), ""]
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    print()
+    if err:
+        print(err)
+    else:
+        print("plot:   %s" % os.path.join(outdir, "timeline.png"))
+    print("report: %s" % os.path.join(outdir, "report.md"))
+    if bad:
+        print("workloads that failed: %s" % ", ".join(bad))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

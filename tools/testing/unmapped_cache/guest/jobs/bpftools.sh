@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+# The shipped bpftrace scripts (tools/mm/unmapped_cache/*.bt) around real
+# workloads.  Needs the host root over 9p (qemu-run.sh --hostroot) for
+# bpftrace and the test modules.  Prints one UC-BT line per script run,
+# and fails when a script's output is not what the workload must produce:
+#
+# Free memory is scattered first (hog --scatter), in both modes.
+# unmapped_cache=off  dm_splits.bt around 2000 BPF programs, then 2048
+#                     secret pages: level-2 splits traced = vmstat delta
+#                     (> 0), with level-2 stacks through the BPF pack
+#                     allocator and through secretmem.
+# cache on            dm_splits.bt around the same: traced = vmstat delta,
+#                     and no level-2 stack through BPF or secretmem;
+#                     uc_activity.bt around a drain, secretmem, a module
+#                     load and a drain: blocks go in and out;
+#                     uc_sizes.bt around secretmem, a module load and BPF:
+#                     histograms for the page and vmap interfaces.
+. "$UC_DIR/jobs/lib.sh"
+command -v bpftrace >/dev/null || { echo "bpftrace not found"; exit 1; }
+
+scripts=$(cd "$UC_DIR/../../../mm/unmapped_cache" && pwd) ||
+	{ echo "no tools/mm/unmapped_cache"; exit 1; }
+mods=${UC_BIN%/bin}/modules
+mode=on
+grep -q 'unmapped_cache=off' /proc/cmdline && mode=off
+
+# run_bt SCRIPT OUT CMD...: trace CMD with SCRIPT, output to OUT.
+run_bt() {
+	script=$1 out=$2
+	shift 2
+	bpftrace "$scripts/$script" > "$out" 2>&1 &
+	bt=$!
+	i=0
+	# The BEGIN probe prints "Ctrl-C to end" once every probe is attached.
+	while ! grep -q 'Ctrl-C to end' "$out" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -ge 180 ] || ! kill -0 $bt 2>/dev/null; then
+			echo "$script did not start:"
+			cat "$out"
+			return 1
+		fi
+		sleep 1
+	done
+	"$@"
+	r=$?
+	sleep 2
+	kill -INT $bt
+	wait $bt
+	echo "---- $script ----"
+	cat "$out"
+	echo "---- end of $script ----"
+	return $r
+}
+
+# bpftrace's own programs already sit in a BPF pack: load enough programs
+# to need several new ones.
+workload() {
+	"$UC_BIN/bpf_load" -n 2000 || return 1
+	"$UC_BIN/secretmem_fault" 2048
+}
+
+# Scatter free memory first: on fresh memory the 512 pages of a stock
+# BPF pack are physically contiguous and their aliases share the one or
+# two 2 MiB direct-map entries an earlier pack already split.
+"$UC_BIN/hog" --scatter 70 /run/tmp/scatter.ready &
+scatter=$!
+i=0
+while [ ! -e /run/tmp/scatter.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+[ -e /run/tmp/scatter.ready ] || { echo "scatter did not finish"; exit 1; }
+
+rc=0
+out=/run/tmp/dm_splits.out
+before=$(vmstat direct_map_level2_splits)
+run_bt dm_splits.bt $out workload || rc=1
+after=$(vmstat direct_map_level2_splits)
+traced=$(sed -n 's/^@level\[2\]: \([0-9]*\)/\1/p' $out)
+traced=${traced:-0}
+# Stacks are printed as @stack[LEVEL, <frames>]: count.  Count the stacks
+# that pass through each path.
+# Only level-2 stacks: a level-3 split (the first block the cache takes
+# out of a 1 GiB entry) is expected with the cache on.
+stacks() {
+	awk -v pat="$1" '/^@stack\[/ { s = ""; l2 = /^@stack\[2,/ } { s = s $0 "\n" }
+		/^\]: [0-9]+$/ { if (l2 && s ~ pat) n++ }
+		END { print n + 0 }' $out
+}
+bpf=$(stacks 'bpf_prog_pack_alloc|bpf_jit_binary')
+sec=$(stacks 'secretmem_fault')
+echo "UC-BT dm_splits cache=$mode vmstat_l2=$((after - before)) traced_l2=$traced bpf_stacks=$bpf secretmem_stacks=$sec"
+[ "$traced" -eq $((after - before)) ] || { echo "traced != vmstat"; rc=1; }
+if [ $mode = off ]; then
+	[ "$traced" -gt 0 ] && [ "$bpf" -gt 0 ] && [ "$sec" -gt 0 ] ||
+		{ echo "stock BPF and secretmem splits not both attributed"; rc=1; }
+	kill $scatter
+	exit $rc
+fi
+[ "$bpf" -eq 0 ] && [ "$sec" -eq 0 ] ||
+	{ echo "splits attributed to BPF or secretmem with the cache on"; rc=1; }
+
+activity() {
+	# Start from an empty cache, so that the workload takes blocks.
+	echo 1 > /sys/kernel/debug/unmapped_cache/drain
+	"$UC_BIN/secretmem_fault" 2048 || return 1
+	insmod "$mods/uc_testmod_a.ko" && rmmod uc_testmod_a || return 1
+	sleep 1
+	echo 1 > /sys/kernel/debug/unmapped_cache/drain
+}
+out=/run/tmp/uc_activity.out
+run_bt uc_activity.bt $out activity || rc=1
+bin=$(grep -c '^@total\[blocks in, ' $out)
+bout=$(grep -c '^@total\[blocks out, ' $out)
+echo "UC-BT uc_activity cache=$mode blocks_in_lines=$bin blocks_out_lines=$bout"
+[ "$bin" -gt 0 ] && [ "$bout" -gt 0 ] || { echo "no block traffic seen"; rc=1; }
+
+sizes() {
+	"$UC_BIN/secretmem_fault" 256 || return 1
+	insmod "$mods/uc_testmod_b.ko" && rmmod uc_testmod_b || return 1
+	"$UC_BIN/bpf_load" -n 50
+}
+out=/run/tmp/uc_sizes.out
+run_bt uc_sizes.bt $out sizes || rc=1
+# Secretmem pages come through unmapped_cache_alloc_page(), the module
+# through unmapped_cache_vmap(); BPF takes a new pack (the chunk
+# interface) only if bpftrace's own programs filled the last one.
+page=$(grep -c 'unmapped_cache_alloc_page+' $out)
+vmap=$(grep -c 'unmapped_cache_vmap+' $out)
+chunk=$(grep -c 'unmapped_cache_alloc+\|unmapped_cache_alloc_node+' $out)
+buckets=$(grep -c '^\[[0-9]*[KM]*, [0-9]*[KM]*) *[0-9]* |' $out)
+echo "UC-BT uc_sizes cache=$mode page_stacks=$page vmap_stacks=$vmap chunk_stacks=$chunk buckets=$buckets"
+[ "$page" -gt 0 ] && [ "$vmap" -gt 0 ] && [ "$buckets" -gt 1 ] ||
+	{ echo "size histograms missing"; rc=1; }
+kill $scatter
+exit $rc
