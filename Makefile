@@ -8,6 +8,8 @@
 #   make tree         only prepare the patched source tree
 #   make initramfs    only build the guest programs and initramfs
 #   make kunit        build and run only the KUnit suites in QEMU
+#   make series       the upstream patch series (git format-patch) in
+#                     $(UC_CACHE)/series; SERIES_CHECK=1 builds every step
 #
 # UC_CACHE (default ~/.cache/unmapped_cache) holds the unpacked source, the
 # build, ccache and guest files; set it to put them elsewhere.
@@ -15,7 +17,7 @@
 UC_CACHE ?= $(HOME)/.cache/unmapped_cache
 export UC_CACHE
 
-.PHONY: all run check deps tree kernel kernel-path initramfs kunit
+.PHONY: all run check deps tree kernel kernel-path initramfs kunit series
 all: check
 
 run:
@@ -42,3 +44,6 @@ initramfs: deps
 
 kunit: kernel initramfs
 	@devtools/qemu-run.sh kunit; devtools/ktap.py "$(UC_CACHE)/guest/logs/kunit.log"
+
+series: tree
+	@devtools/mkseries.sh $(if $(SERIES_CHECK),--check)

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Turn the repository into an upstream-style patch series against the
+# pristine Debian 6.12 source, as patches/upstream/plan orders it:
+# a git repository of the pristine tree in $UC_CACHE/series-git gets one
+# commit per plan line, and "git format-patch --cover-letter" writes the
+# series to $UC_CACHE/series/.  The cover letter carries the tables of the
+# last "make run" ($UC_CACHE/results/latest/report.md) when there is one.
+#
+# Usage: devtools/mkseries.sh [--check]
+#   --check  also, for every commit in turn: build vmlinux
+#            (x86_64_defconfig + kernel/configs/unmapped_cache.config) in
+#            $UC_CACHE/series-build, and run checkpatch.pl --strict on
+#            its patch; prints one PASS/FAIL line per commit and exits
+#            non-zero if any failed.  The first build is a full one.
+. "$(dirname "$0")/common.sh"
+set -euo pipefail
+
+check=0
+[ "${1:-}" = --check ] && check=1
+plan=$UC_ROOT/patches/upstream/plan
+git_dir=$UC_CACHE/series-git
+out=$UC_CACHE/series
+bld=$UC_CACHE/series-build
+author="unmapped_cache developers <unmapped-cache@localhost>"
+git_c=(git -C "$git_dir" -c user.name="unmapped_cache developers"
+	-c user.email=unmapped-cache@localhost -c commit.gpgsign=false)
+
+[ -d "$UC_PRISTINE" ] || uc_die "no $UC_PRISTINE: run make tree first"
+
+if [ ! -d "$git_dir/.git" ]; then
+	uc_log "making a git repository of the pristine source in $git_dir (once)"
+	rm -rf "$git_dir"
+	rsync -a "$UC_PRISTINE/" "$git_dir/"
+	"${git_c[@]}" init -q
+	# Debian's top-level .gitignore ignores everything ("/*"): force.
+	"${git_c[@]}" add -A -f
+	"${git_c[@]}" commit -q -m "Linux 6.12 as in Debian's linux-source-6.12"
+	"${git_c[@]}" tag uc-base
+fi
+"${git_c[@]}" checkout -q -f -B uc-series uc-base
+"${git_c[@]}" clean -q -fdx
+
+msgfile=$(mktemp)
+trap 'rm -f "$msgfile"' EXIT
+
+# message_of PATCH: the commit message in a patches/ file's header.
+message_of() {
+	awk '
+		/^Subject: / { sub(/^Subject: (\[PATCH[^]]*\] )?/, ""); print; print ""; next }
+		/^From: / && !body { next }
+		/^---$/ { exit }
+		/^$/ && !body { body = 1; next }
+		body { print }
+	' "$1"
+}
+
+n=0
+while read -r msg parts; do
+	case "$msg" in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	case "$msg" in
+	*.patch)
+		message_of "$UC_ROOT/patches/$msg" > "$msgfile"
+		parts="$msg $parts"
+		;;
+	*.msg)
+		{ cat "$UC_ROOT/patches/upstream/$msg"; echo; echo "Signed-off-by: $author"; } > "$msgfile"
+		;;
+	*) uc_die "plan line $n: unknown message $msg" ;;
+	esac
+	for p in $parts; do
+		case "$p" in
+		*.patch)
+			"${git_c[@]}" apply --index "$UC_ROOT/patches/$p" ||
+				uc_die "commit $n: patches/$p does not apply"
+			;;
+		*)
+			[ -e "$UC_ROOT/$p" ] || uc_die "commit $n: no $p in the repository"
+			(cd "$UC_ROOT" && git ls-files -co --exclude-standard -- "$p") |
+				while read -r f; do
+					mkdir -p "$git_dir/$(dirname "$f")"
+					cp "$UC_ROOT/$f" "$git_dir/$f"
+					"${git_c[@]}" add -f "$f"
+				done
+			;;
+		esac
+	done
+	"${git_c[@]}" commit -q -F "$msgfile" --author="$author" ||
+		uc_die "commit $n ($msg) is empty"
+done < "$plan"
+
+# Every file the repository puts in the kernel must be in the series.
+missing=$(cd "$UC_ROOT" && git ls-files -- mm include arch lib Documentation tools/mm |
+	while read -r f; do [ -e "$git_dir/$f" ] || echo "$f"; done)
+[ -z "$missing" ] || uc_die "not in the series (add them to $plan):
+$missing"
+
+rm -rf "$out"
+"${git_c[@]}" format-patch -q --cover-letter --subject-prefix="RFC PATCH" \
+	-o "$out" uc-base..uc-series
+cover=$out/0000-cover-letter.patch
+blurb=$(mktemp)
+{
+	cat <<'TXT'
+Memory that leaves the kernel direct map (secretmem) or whose direct-map
+alias becomes read-only (module text, BPF images, kprobe and ftrace
+trampolines) makes CPA split the 2 MiB entry that maps it, for good.
+This series adds the allocator asked for at LSFMM 2022: it takes whole
+2 MiB blocks from the page allocator, removes each from the direct map
+with its one PMD (no split), and serves page-granular chunks from
+per-permission arenas with per-CPU magazines and a shrinker.  execmem
+(modules, kprobes, ftrace), BPF program packs and secretmem use it;
+unmapped_cache=off restores their old paths.
+
+TXT
+	if [ -f "$UC_CACHE/results/latest/report.md" ]; then
+		echo "Measured with the same kernel booted off and on under QEMU:"
+		echo
+		sed -n '/^## /,/^!\[/p' "$UC_CACHE/results/latest/report.md" | grep -v '^!\['
+	else
+		echo "(No measurement yet: run \"make run\" and regenerate.)"
+	fi
+	echo
+	echo "Documentation/mm/unmapped_cache.rst (patch $(($(ls "$out" | wc -l) - 1))) has the design."
+} > "$blurb"
+python3 - "$cover" "$blurb" <<'PY'
+import sys
+cover, blurb = sys.argv[1], open(sys.argv[2]).read()
+s = open(cover).read()
+s = s.replace("*** SUBJECT HERE ***",
+              "mm: an allocator that keeps unmapped memory out of the direct map in whole blocks")
+s = s.replace("*** BLURB HERE ***", blurb.rstrip())
+open(cover, "w").write(s)
+PY
+rm -f "$blurb"
+uc_log "series: $(ls "$out" | wc -l) files in $out"
+
+[ $check -eq 1 ] || exit 0
+
+fails=0
+i=0
+mkdir -p "$bld" "$UC_CACHE/logs"
+for c in $("${git_c[@]}" rev-list --reverse uc-base..uc-series); do
+	i=$((i + 1))
+	subject=$("${git_c[@]}" log -1 --format=%s "$c")
+	"${git_c[@]}" checkout -q -f "$c"
+	log=$UC_CACHE/logs/series-$i.log
+	if [ ! -f "$bld/.config" ]; then
+		make -C "$git_dir" O="$bld" x86_64_defconfig > "$log" 2>&1
+	fi
+	# Options the commit does not know yet are dropped; later commits
+	# bring them back from the fragment.
+	(cd "$git_dir" && KCONFIG_CONFIG="$bld/.config" scripts/kconfig/merge_config.sh \
+		-m -O "$bld" "$bld/.config" "$UC_ROOT/kernel/configs/unmapped_cache.config") >> "$log" 2>&1
+	ok=1
+	make -C "$git_dir" O="$bld" CC="ccache gcc" olddefconfig >> "$log" 2>&1 || ok=0
+	[ $ok -eq 1 ] && { make -C "$git_dir" O="$bld" CC="ccache gcc" -j"$UC_JOBS" vmlinux >> "$log" 2>&1 || ok=0; }
+	patch=$(ls "$out" | sed -n "$((i + 1))p")
+	cp_out=$(cd "$git_dir" && perl scripts/checkpatch.pl --strict --terse --no-summary \
+		--ignore FILE_PATH_CHANGES "$out/$patch" 2>&1) || ok=0
+	if [ $ok -eq 1 ]; then
+		echo "PASS $i/$("${git_c[@]}" rev-list --count uc-base..uc-series) builds, checkpatch clean: $subject"
+	else
+		echo "FAIL $i: $subject (log: $log)${cp_out:+; checkpatch: $cp_out}"
+		fails=$((fails + 1))
+	fi
+done
+"${git_c[@]}" checkout -q -f uc-series
+[ $fails -eq 0 ]
