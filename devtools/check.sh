@@ -94,10 +94,6 @@ log=$UC_GUEST/logs/pressure.log
 check "guest: under memory pressure the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
 	python3 "$UC_ROOT/devtools/check-pressure.py" "$log"
 
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 --hostroot bpftrace
-rc=$?
-[ $rc -eq 0 ] && pass "guest: bpftrace runs with the host root over 9p" ||
-	fail "guest: bpftrace over 9p (status $rc, log: $UC_GUEST/logs/bpftrace.log)"
 
 # The shipped bpftrace scripts (tools/mm/unmapped_cache) around real
 # workloads, with the cache off and on (jobs/bpftools.sh says what each
@@ -119,14 +115,18 @@ if "$UC_ROOT/devtools/build-modules.sh"; then
 else
 	fail "build: test modules (log: $UC_CACHE/logs/modules.log)"
 fi
+# With the cache on: every workload and the functional checks.  Off (the
+# stock kernel): only the workloads whose figures are checked below, to
+# keep make check short; make run has all of them both ways.
 for mode in on off; do
 	log=$UC_GUEST/logs/callers-$mode.log
 	args=()
-	[ $mode = off ] && args=(--append unmapped_cache=off)
+	[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem)
 	"$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --hostroot --log "$log" "${args[@]}" callers
 	rc=$?
 	[ $rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
 		fail "guest: callers job, cache $mode (status $rc, log: $log)"
+	[ $mode = on ] || continue
 	if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0" "$log"; then
 		pass "guest: /proc/kcore read with secret pages and a cache-backed module live, secret not found, cache $mode ($(grep -ao 'UC-KCORE.*' "$log" | tr -d '\r'))"
 	else

@@ -106,7 +106,7 @@ def text_table(rows):
 
 
 def md_table(rows):
-    lines = ["| " + " | ".join(HEAD) + " |",
+    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in HEAD) + " |",
              "|" + "---|" * len(HEAD)]
     for r in rows:
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")

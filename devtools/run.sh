@@ -28,7 +28,7 @@ for mem in fresh scattered; do
 		args=(--log "$log")
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		[ $mem = scattered ] && args+=(--append uc.scatter=1)
-		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: BPF, secretmem, modules, kprobes, kcore, selftests (~6 min under TCG; $(( ($(date +%s) - start) / 60 )) min so far)"
+		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: BPF, secretmem, modules, kprobes, kcore, selftests (~9 min under TCG; $(( ($(date +%s) - start) / 60 )) min so far)"
 		"$UC_ROOT/devtools/qemu-run.sh" --timeout 1500 --hostroot "${args[@]}" callers >/dev/null &
 		qemu=$!
 		# Progress: the workload the guest is in, every 30 s.

@@ -19,6 +19,7 @@
 #              module text) and lib/test_module, loaded and unloaded
 # Every figure line includes tlb=, the kernel TLB flushes that the
 # uc_tlbcount module counts (loaded first).
+# Kernel parameter uc.workloads=a,b,... runs only those (default: all).
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
@@ -114,18 +115,27 @@ selftests() {
 	return $r
 }
 
+only=$(sed -n 's/.*uc\.workloads=\([^ ]*\).*/\1/p' /proc/cmdline)
+# run NAME CMD...: uc_measure it, unless uc.workloads leaves it out.
+run() {
+	case ",${only:-$1}," in
+	*",$1,"*) uc_measure "$@" ;;
+	*) echo "skipped: $1" ;;
+	esac
+}
+
 rc=0
 uc_sampler
-uc_measure bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
+run bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
 # Allocations from the ROX arena so far: only BPF packs and trampolines
 # use it (module text and kprobe pages come through execmem).
 echo "UC-BPF-ROX allocations=$(awk '/^arena / { a = $2 } a == "rox" && /allocations:/ { s += $2 } END { print s + 0 }' \
 	/sys/kernel/debug/unmapped_cache/arenas 2>/dev/null)"
-uc_measure secretmem secretmem || rc=1
-uc_measure modules modules || rc=1
-uc_measure kprobes kprobes || rc=1
-uc_measure kcore kcore || rc=1
-uc_measure selftests selftests || rc=1
+run secretmem secretmem || rc=1
+run modules modules || rc=1
+run kprobes kprobes || rc=1
+run kcore kcore || rc=1
+run selftests selftests || rc=1
 sleep 1
 echo "cache memory:"
 grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
