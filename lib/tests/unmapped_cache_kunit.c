@@ -847,8 +847,13 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_ALLOCS), allocs);
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_FREES), frees);
 	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_ALLOC_HIT), hits + 10000);
+	/* The warm-up pages wait in this CPU's magazines... */
+	KUNIT_EXPECT_GE(test, uc_mag_rounds(arena), 8);
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, i, 10000);
+	/* ...until a drain moves every CPU's magazines out. */
+	uc_mag_drain();
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
 }
 
 #define UC_STRESS_OPS		100000

@@ -415,6 +415,7 @@ static void uc_arena_show(struct seq_file *seq, struct uc_arena *arena)
 		   info.free_bytes >> PAGE_SHIFT);
 	seq_printf(seq, "  largest free range: %lu pages\n",
 		   info.largest_free >> PAGE_SHIFT);
+	seq_printf(seq, "  pages in magazines: %lu\n", uc_mag_rounds(arena));
 	seq_printf(seq, "  pages in depot: %lu\n", uc_depot_rounds(arena));
 	for (i = 0; i < UC_ARENA_STAT_COUNT; i++)
 		seq_printf(seq, "  %s: %ld\n", uc_arena_stat_names[i],

@@ -167,6 +167,7 @@ struct uc_mag_cpu {
 	local_lock_t lock;
 	struct uc_magazine *loaded;
 	struct uc_magazine *previous;
+	long rounds;		/* in loaded and previous, for statistics */
 	unsigned long stats[UC_MAG_STAT_COUNT];
 };
 
@@ -291,6 +292,7 @@ bool uc_round_owned_by(struct page *page, void *owner);
 unsigned long uc_mag_drain(void);
 unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
+unsigned long uc_mag_rounds(struct uc_arena *arena);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
 unsigned long uc_shrink_all(unsigned long keep, bool trylock);
 unsigned long uc_drain(void);

@@ -208,9 +208,11 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 				   UC_TRACE_DEPOT_REFILL, full->rounds);
 	mc->previous = mc->loaded;
 	mc->loaded = full;
+	mc->rounds += full->rounds;
 
 take:
 	round = mc->loaded->round[--mc->loaded->rounds];
+	mc->rounds--;
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
 	uc_round_tag(round.page, owner);
@@ -264,6 +266,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 		return false;
 	}
 	if (mc->previous) {
+		mc->rounds -= mc->previous->rounds;
 		trace_unmapped_cache_depot(arena->nid, arena->perm,
 					   UC_TRACE_DEPOT_PUT,
 					   mc->previous->rounds);
@@ -277,6 +280,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 push:
 	mc->loaded->round[mc->loaded->rounds].addr = addr;
 	mc->loaded->round[mc->loaded->rounds++].page = page;
+	mc->rounds++;
 	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
 	return true;
@@ -352,6 +356,7 @@ static void uc_mag_flush_cpu(int cpu)
 		mags[1] = mc->previous;
 		mc->loaded = NULL;
 		mc->previous = NULL;
+		WRITE_ONCE(mc->rounds, 0);
 		uc_depot_lock(&arena->depot, &flags);
 		for (i = 0; i < 2; i++)
 			if (mags[i])
@@ -417,6 +422,17 @@ static int uc_mag_cpu_dead(unsigned int cpu)
 }
 
 /* Sum a per-CPU magazine counter of an arena. */
+/* Pages in the CPUs' magazines of @arena; racy, for statistics. */
+unsigned long uc_mag_rounds(struct uc_arena *arena)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(arena->mags, cpu)->rounds);
+	return max(sum, 0L);
+}
+
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item)
 {
 	unsigned long sum = 0;
