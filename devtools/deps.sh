@@ -8,7 +8,7 @@ pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
 	xz-utils rsync python3 ccache sparse
 	qemu-system-x86 busybox-static bpftrace
-	libcap-dev python3-matplotlib
+	libcap-dev python3-matplotlib python3-ply
 )
 
 missing=()
