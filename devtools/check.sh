@@ -93,6 +93,12 @@ log=$UC_GUEST/logs/pressure.log
 [ $rc -eq 0 ] && pass "guest: pressure job" || fail "guest: pressure job (status $rc, log: $log)"
 check "guest: under memory pressure the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
 	python3 "$UC_ROOT/devtools/check-pressure.py" "$log"
+reaper=$(grep -ao 'UC-REAPER .*' "$log" | tr -d '\r')
+if echo "$reaper" | grep -q 'max_blocks_after_population=\([2-9]\|[1-9][0-9]\+\) max_blocks_after_idle=[01] '; then
+	pass "guest: without pressure the periodic reaper gives idle blocks back, 1 per arena left ($reaper)"
+else
+	fail "guest: periodic reaper (${reaper:-no UC-REAPER line}, log: $log)"
+fi
 
 
 # The shipped bpftrace scripts (tools/mm/unmapped_cache) around real

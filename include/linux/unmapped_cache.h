@@ -200,12 +200,27 @@ void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
  */
 void arch_unmapped_cache_fill(void *dst, int c, size_t len);
 
+/* Most pages arch_unmapped_cache_clear_pages() clears in one call. */
+#define UNMAPPED_CACHE_CLEAR_BATCH	64
+
 /**
- * arch_unmapped_cache_clear_page() - Zero a page that has no kernel mapping.
+ * arch_unmapped_cache_clear_pages() - Zero pages that have no kernel mapping.
+ * @pages: the pages.
+ * @nr:    how many; at most %UNMAPPED_CACHE_CLEAR_BATCH.
+ *
+ * Through mappings that only this CPU sees, until the end of the call;
+ * takes no shared lock and sends no IPI.  The TLB of this CPU is
+ * invalidated once per call, not once per page, which is why freed pages
+ * are cleared in batches.
+ * Context: any context; runs with interrupts off.
+ */
+void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr);
+
+/**
+ * arch_unmapped_cache_clear_page() - Zero one page that has no kernel mapping.
  * @page: the page.
  *
- * Through a mapping that only this CPU sees, for the length of the clear;
- * takes no shared lock and sends no IPI.
+ * arch_unmapped_cache_clear_pages() for one page.
  * Context: any context.
  */
 void arch_unmapped_cache_clear_page(struct page *page);

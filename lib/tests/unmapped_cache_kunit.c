@@ -377,6 +377,21 @@ static int uc_block_test_init(struct kunit *test)
 }
 
 /*
+ * The periodic reaper would give blocks back and take the depot locks
+ * while the tests count both: it waits until a suite is over.
+ */
+static int uc_suite_init(struct kunit_suite *suite)
+{
+	uc_reap_hold();
+	return 0;
+}
+
+static void uc_suite_exit(struct kunit_suite *suite)
+{
+	uc_reap_unhold();
+}
+
+/*
  * Arenas and the public interface.
  *
  * Every test creates its own cache; what it allocates is freed and the
@@ -796,6 +811,8 @@ static struct kunit_case uc_arena_test_cases[] = {
 
 static struct kunit_suite uc_arena_test_suite = {
 	.name = "unmapped_cache_arena",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
 	.init = uc_block_test_init,
 	.test_cases = uc_arena_test_cases,
 };
@@ -858,9 +875,11 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
 
 #define UC_STRESS_OPS		100000
 #define UC_STRESS_LIVE		256
+#define UC_STRESS_SECRETS	128
 
 struct uc_stress {
 	struct unmapped_cache *cache;
+	struct unmapped_cache *none;
 	struct completion done;
 	unsigned long ops, failed_allocs, corrupt, bad_writes;
 	int cpu;
@@ -871,18 +890,34 @@ static int uc_stress_fn(void *data)
 {
 	struct uc_stress *st = data;
 	struct { u64 *p; size_t size; } *live;
+	struct page **secret;
 	unsigned long i, last;
 	int slot;
 	u64 stamp;
 
 	live = kcalloc(UC_STRESS_LIVE, sizeof(*live), GFP_KERNEL);
-	if (!live) {
+	secret = kcalloc(UC_STRESS_SECRETS, sizeof(*secret), GFP_KERNEL);
+	if (!live || !secret) {
 		st->failed_allocs++;
-		complete(&st->done);
-		return 0;
+		goto out;
 	}
 
 	for (i = 0; i < UC_STRESS_OPS; i++) {
+		/* A quarter of the operations: a page of the NONE cache. */
+		if (!get_random_u32_below(4)) {
+			slot = get_random_u32_below(UC_STRESS_SECRETS);
+			if (secret[slot]) {
+				unmapped_cache_free_page(st->none, secret[slot]);
+				secret[slot] = NULL;
+			} else {
+				secret[slot] = unmapped_cache_alloc_page(st->none,
+									 GFP_KERNEL);
+				if (!secret[slot])
+					st->failed_allocs++;
+			}
+			st->ops++;
+			continue;
+		}
 		slot = get_random_u32_below(UC_STRESS_LIVE);
 		stamp = (u64)st->cpu << 32 | slot;
 		if (live[slot].p) {
@@ -916,6 +951,10 @@ static int uc_stress_fn(void *data)
 	for (slot = 0; slot < UC_STRESS_LIVE; slot++)
 		if (live[slot].p)
 			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
+	for (slot = 0; slot < UC_STRESS_SECRETS; slot++)
+		unmapped_cache_free_page(st->none, secret[slot]);
+out:
+	kfree(secret);
 	kfree(live);
 	complete(&st->done);
 	return 0;
@@ -923,13 +962,16 @@ static int uc_stress_fn(void *data)
 
 /*
  * One kthread per online CPU, 100000 random operations each on one shared
- * RW cache.  Every chunk arrives zeroed and keeps its stamp until freed;
- * after the final drain every block is back and no direct-map entry was
- * split.  Run with lockdep to check the locking (the debug kernel).
+ * RW cache (single and multi-page chunks) and one shared NONE cache
+ * (single pages, cleared in batches on free).  Every chunk arrives zeroed
+ * and keeps its stamp until freed; after the final drain every block is
+ * back and no direct-map entry was split.  Run with lockdep to check the
+ * locking (the debug kernel).
  */
 static void mag_stress_all_cpus(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache_dm_counts before, after;
 	unsigned long ops = 0, fails = 0, corrupt = 0, dirty = 0;
 	struct task_struct *task;
@@ -937,6 +979,7 @@ static void mag_stress_all_cpus(struct kunit *test)
 	int cpu, n = 0, i;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, none);
 	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	if (num_online_cpus() < 4)
@@ -946,6 +989,7 @@ static void mag_stress_all_cpus(struct kunit *test)
 	arch_unmapped_cache_direct_map_counts(&before);
 	for_each_online_cpu(cpu) {
 		st[n].cache = cache;
+		st[n].none = none;
 		st[n].cpu = cpu;
 		init_completion(&st[n].done);
 		task = kthread_create(uc_stress_fn, &st[n], "uc_stress/%d", cpu);
@@ -967,6 +1011,7 @@ static void mag_stress_all_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, corrupt, 0);
 	KUNIT_EXPECT_EQ(test, dirty, 0);
 	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, false), 0);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(none, false), 0);
 
 	uc_drain();
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), 0);
@@ -978,13 +1023,17 @@ static void mag_stress_all_cpus(struct kunit *test)
 static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
-	struct uc_mag_cpu *mc;
+	struct uc_arena *secrets = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	struct uc_mag_cpu *mc, *smc;
 	int cpu = cpumask_last(cpu_online_mask);
 	void *p[UC_MAG_ROUNDS * 2];
+	struct page *page[8];
 	int i, err;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, none);
 	if (cpu == 0 || !IS_ENABLED(CONFIG_HOTPLUG_CPU))
 		kunit_skip(test, "needs a second CPU that can go offline");
 
@@ -994,28 +1043,205 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 		p[i] = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		unmapped_cache_free(cache, p[i], PAGE_SIZE);
+	/* And NONE pages in its magazines, some of them dirty. */
+	for (i = 0; i < ARRAY_SIZE(page); i++)
+		page[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(page); i++)
+		unmapped_cache_free_page(none, page[i]);
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	mc = per_cpu_ptr(arena->mags, cpu);
+	smc = per_cpu_ptr(secrets->mags, cpu);
 	KUNIT_EXPECT_NOT_NULL(test, mc->loaded);
+	KUNIT_EXPECT_GT(test, READ_ONCE(smc->rounds), 0);
 
 	err = remove_cpu(cpu);
 	if (err)
 		kunit_skip(test, "remove_cpu(%d) failed: %d", cpu, err);
 	KUNIT_EXPECT_NULL(test, mc->loaded);
 	KUNIT_EXPECT_NULL(test, mc->previous);
+	KUNIT_EXPECT_NULL(test, smc->loaded);
+	KUNIT_EXPECT_NULL(test, smc->dirty);
 	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(secrets), 0);
+}
+
+/* Map NONE pages where the test can see them; vunmap() when done. */
+static u8 *uc_test_vmap_pages(struct page **pages, unsigned int nr)
+{
+	return vmap(pages, nr, VM_MAP, PAGE_KERNEL);
+}
+
+/* Pages of @buf (@nr pages) that are not entirely zero. */
+static unsigned long uc_test_nonzero_pages(const u8 *buf, unsigned int nr)
+{
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < nr; i++)
+		if (memchr_inv(buf + i * PAGE_SIZE, 0, PAGE_SIZE))
+			bad++;
+	return bad;
+}
+
+#define UC_TEST_SECRETS	(UC_MAG_ROUNDS * 2 + 7)
+
+/*
+ * NONE pages are cleared when freed, a magazine at a time, and handed out
+ * without clearing.  A pattern written by one owner must not be found by
+ * the next owner (another cache), neither straight from the magazines
+ * (with some pages still waiting in a dirty magazine) nor after a drain
+ * (which clears the dirty magazines and sends everything to the tree).
+ */
+static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
+{
+	struct unmapped_cache *a = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct unmapped_cache *b = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	struct page **pages;
+	unsigned long batches;
+	int round, i, n;
+	u8 *v;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	pages = kunit_kcalloc(test, UC_TEST_SECRETS, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+
+	for (round = 0; round < 2; round++) {
+		/* Owner a writes its secret into every page and frees them. */
+		for (n = 0; n < UC_TEST_SECRETS; n++) {
+			pages[n] = unmapped_cache_alloc_page(a, GFP_KERNEL);
+			if (!pages[n])
+				break;
+		}
+		KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+		v = n ? uc_test_vmap_pages(pages, n) : NULL;
+		KUNIT_EXPECT_TRUE(test, !n || v);
+		if (v) {
+			KUNIT_EXPECT_EQ(test, uc_test_nonzero_pages(v, n), 0);
+			memset(v, 0x5a, n * PAGE_SIZE);
+			vunmap(v);
+		}
+		batches = uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES);
+		for (i = 0; i < n; i++)
+			unmapped_cache_free_page(a, pages[i]);
+		/* Two magazines' worth went through at least one batch. */
+		KUNIT_EXPECT_GE(test, uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES),
+				batches + 1);
+		if (round)
+			uc_mag_drain();
+
+		/* Owner b finds zeroes only. */
+		for (n = 0; n < UC_TEST_SECRETS; n++) {
+			pages[n] = unmapped_cache_alloc_page(b, GFP_KERNEL);
+			if (!pages[n])
+				break;
+		}
+		KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+		v = n ? uc_test_vmap_pages(pages, n) : NULL;
+		KUNIT_EXPECT_TRUE(test, !n || v);
+		if (v) {
+			KUNIT_EXPECT_EQ_MSG(test, uc_test_nonzero_pages(v, n), 0,
+					    "round %d: pages with a former owner's data",
+					    round);
+			vunmap(v);
+		}
+		for (i = 0; i < n; i++)
+			unmapped_cache_free_page(b, pages[i]);
+	}
+}
+
+/*
+ * Single NONE pages on one CPU after warm-up: no depot lock, nothing from
+ * the range tree, and one clearing batch per UC_MAG_ROUNDS frees.
+ */
+static void mag_none_fast_path_clears_in_batches(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	const int pairs = UC_MAG_ROUNDS * 100;
+	unsigned long locked, allocs, batches;
+	struct page *page;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	migrate_disable();
+	for (i = 0; i < UC_MAG_ROUNDS * 3; i++) {
+		page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		if (!page)
+			break;
+		unmapped_cache_free_page(cache, page);
+	}
+	locked = READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]);
+	allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS);
+	batches = uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES);
+	for (i = 0; i < pairs; i++) {
+		page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		if (!page)
+			break;
+		unmapped_cache_free_page(cache, page);
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]), locked);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_ALLOCS), allocs);
+	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES),
+			batches + pairs / UC_MAG_ROUNDS);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, i, pairs);
+	uc_mag_drain();
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+}
+
+/*
+ * The periodic reaper's rule: an arena gives back its free blocks (but
+ * one) only after an interval in which it allocated nothing from its
+ * tree; the first reap after the allocations keeps them.
+ */
+static void mag_reap_gives_back_only_idle_blocks(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	const size_t size = UNMAPPED_CACHE_BLOCK_SIZE / 2;
+	void *p[6];
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	uc_drain();
+	for (n = 0; n < ARRAY_SIZE(p); n++) {
+		p[n] = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+		if (!p[n])
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(p));
+	for (i = 0; i < n; i++)
+		unmapped_cache_free(cache, p[i], size);
+	KUNIT_EXPECT_GE(test, READ_ONCE(arena->nr_blocks), 3);
+
+	/* Busy in this interval: everything stays. */
+	uc_reap();
+	KUNIT_EXPECT_GE(test, READ_ONCE(arena->nr_blocks), 3);
+	/* A whole interval without allocations: all free blocks but one go. */
+	uc_reap();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
 static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_fast_path_takes_no_depot_lock),
 	KUNIT_CASE(mag_cpu_offline_gives_magazines_back),
+	KUNIT_CASE(mag_none_pages_reach_next_owner_clear),
+	KUNIT_CASE(mag_none_fast_path_clears_in_batches),
+	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),
 	{}
 };
 
 static struct kunit_suite uc_mag_test_suite = {
 	.name = "unmapped_cache_magazine",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
 	.init = uc_block_test_init,
 	.test_cases = uc_mag_test_cases,
 };
@@ -1034,6 +1260,8 @@ static struct kunit_case uc_block_test_cases[] = {
 
 static struct kunit_suite uc_block_test_suite = {
 	.name = "unmapped_cache_block",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
 	.init = uc_block_test_init,
 	.test_cases = uc_block_test_cases,
 };
@@ -1236,6 +1464,9 @@ static struct kunit_case uc_callers_test_cases[] = {
 
 static struct kunit_suite uc_callers_test_suite = {
 	.name = "unmapped_cache_callers",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
 	.test_cases = uc_callers_test_cases,
 };
 

@@ -26,15 +26,17 @@
  * with INT3 before they leave the direct map.  A freed chunk is scrubbed
  * before it goes back into the tree: ROX with INT3 and RO with zeroes,
  * both through text_poke (no writable alias of the memory ever exists), RW
- * with zeroes through its own mapping.  NONE pages cannot be written on
- * free (they have no mapping), so they are cleared on allocation through
- * a mapping only the allocating CPU sees (arch_unmapped_cache_clear_page()).
+ * with zeroes through its own mapping, NONE through mappings only the
+ * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single NONE pages
+ * freed into the magazines are cleared there, a magazine at a time (see
+ * magazine.c).  So the tree holds only clean memory.
  *
  * Locking
  * -------
  *
- * arena->lock (spinlock) protects the range tree; nothing under it sleeps
- * or allocates: the range tree takes preallocated nodes.  arena->grow_lock
+ * arena->lock (spinlock, irq-safe: frees come from any context) protects
+ * the range tree; nothing under it sleeps or allocates: the range tree
+ * takes preallocated nodes.  arena->grow_lock
  * (mutex) serializes refills and shrinks, which sleep (taking a block
  * changes the direct map).  Order: grow_lock, then lock.  Scrubbing a freed
  * chunk happens with neither held: the chunk is marked as being freed so
@@ -212,6 +214,7 @@ static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
 static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 			 unsigned long align)
 {
+	unsigned long flags;
 	unsigned long nr = DIV_ROUND_UP(size, UNMAPPED_CACHE_BLOCK_SIZE);
 	struct uc_vspace *vspace = NULL;
 	struct uc_range *node;
@@ -280,10 +283,10 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		goto err_unwind;
 
 add:
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	err = uc_range_add(&arena->tree, start, nr * UNMAPPED_CACHE_BLOCK_SIZE,
 			   &node);
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 	if (WARN_ON_ONCE(err))
 		goto err_unwind;
 
@@ -324,12 +327,12 @@ err_count:
  *
  * Context: Process context when a refill is allowed; any context otherwise.
  * Return: the address of the chunk (virtual, or physical for a NONE arena),
- * or 0.  The chunk is zeroed (INT3-filled for ROX), except for NONE chunks,
- * which the caller clears.
+ * or 0.  The chunk is zeroed (INT3-filled for ROX).
  */
 unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 			     unsigned long align, void *owner, gfp_t gfp)
 {
+	unsigned long flags;
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
 	struct uc_range *chunk = NULL;
 	int attempt;
@@ -338,9 +341,9 @@ unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 		goto out;
 
 	for (attempt = 0; attempt < 3; attempt++) {
-		spin_lock(&arena->lock);
+		spin_lock_irqsave(&arena->lock, flags);
 		chunk = uc_range_alloc(&arena->tree, size, align, owner, spare);
-		spin_unlock(&arena->lock);
+		spin_unlock_irqrestore(&arena->lock, flags);
 		if (chunk || !gfpflags_allow_blocking(gfp))
 			break;
 
@@ -377,6 +380,10 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 	case UNMAPPED_CACHE_RW:
 		memset((void *)addr, 0, size);
 		break;
+	case UNMAPPED_CACHE_NONE:
+		for (; size; size -= PAGE_SIZE, addr += PAGE_SIZE)
+			arch_unmapped_cache_clear_page(pfn_to_page(PHYS_PFN(addr)));
+		break;
 	default:
 		break;
 	}
@@ -400,23 +407,24 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 		  unsigned long size, void *owner)
 {
+	unsigned long flags;
 	struct uc_range *chunk;
 
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy(&arena->tree, addr);
 	if (WARN_ON_ONCE(!chunk || chunk->owner != owner || chunk->size != size)) {
-		spin_unlock(&arena->lock);
+		spin_unlock_irqrestore(&arena->lock, flags);
 		uc_arena_count(arena, UC_ARENA_BAD_FREES, 1);
 		return -EINVAL;
 	}
 	chunk->owner = UC_CHUNK_FREEING;
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 
 	uc_arena_scrub(arena, addr, size);
 
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	uc_range_free(&arena->tree, chunk);
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 	uc_arena_count(arena, UC_ARENA_FREES, 1);
 	return 0;
 }
@@ -430,17 +438,18 @@ int uc_arena_free(struct uc_arena *arena, unsigned long addr,
  */
 void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
 {
+	unsigned long flags;
 	struct uc_range *chunk;
 
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy(&arena->tree, addr);
 	if (WARN_ON_ONCE(!chunk || chunk->owner != UC_OWNER_MAG ||
 			 chunk->size != PAGE_SIZE)) {
-		spin_unlock(&arena->lock);
+		spin_unlock_irqrestore(&arena->lock, flags);
 		return;
 	}
 	uc_range_free(&arena->tree, chunk);
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 }
 
 /**
@@ -456,6 +465,7 @@ void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
 unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 			      bool trylock)
 {
+	unsigned long flags;
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
 	struct uc_block *block, *next;
 	unsigned long freed = 0;
@@ -472,10 +482,10 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 			break;
 		if (uc_range_spares_fill(spare, trylock ? GFP_NOWAIT : GFP_KERNEL))
 			break;
-		spin_lock(&arena->lock);
+		spin_lock_irqsave(&arena->lock, flags);
 		err = uc_range_remove(&arena->tree, block->addr,
 				      UNMAPPED_CACHE_BLOCK_SIZE, spare);
-		spin_unlock(&arena->lock);
+		spin_unlock_irqrestore(&arena->lock, flags);
 		if (err)
 			continue;	/* -EBUSY: a chunk is live in it */
 		uc_arena_drop_block(arena, block);
@@ -571,11 +581,13 @@ struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid)
  */
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info)
 {
-	spin_lock(&arena->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&arena->lock, flags);
 	info->free_bytes = arena->tree.free_bytes;
 	info->busy_bytes = arena->tree.busy_bytes;
 	info->largest_free = uc_range_largest_free(&arena->tree);
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 	info->nr_blocks = READ_ONCE(arena->nr_blocks);
 }
 
@@ -592,28 +604,30 @@ void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info)
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 		   unsigned long len, void *owner)
 {
+	unsigned long flags;
 	struct uc_range *chunk;
 	bool ret = false;
 
 	if (!len || addr + len < addr)
 		return false;
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy_containing(&arena->tree, addr);
 	if (chunk && chunk->owner == owner &&
 	    addr + len <= chunk->start + chunk->size)
 		ret = true;
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 	return ret;
 }
 
 /* Run the range tree's consistency check (tests and debugging). */
 int uc_arena_check(struct uc_arena *arena)
 {
+	unsigned long flags;
 	int err;
 
-	spin_lock(&arena->lock);
+	spin_lock_irqsave(&arena->lock, flags);
 	err = uc_range_tree_check(&arena->tree);
-	spin_unlock(&arena->lock);
+	spin_unlock_irqrestore(&arena->lock, flags);
 	return err;
 }
 

@@ -22,9 +22,10 @@
  * 5. uc_block_release() checks that every page holds only the reference
  *    taken in step 2, removes the block from uc_blocks, and calls
  *    arch_unmapped_cache_restore_block(), which makes the same PMD present
- *    again (one more flush) and the block is cleared, since NONE pages
- *    are cleared only when handed out and may still hold what their last
- *    owner wrote.  Only then are the pages freed: the page
+ *    again (one more flush) and the block is cleared once more (the
+ *    arenas scrubbed every chunk already; this keeps a missed scrub of a
+ *    secret page from reaching the page allocator).  Only then are the
+ *    pages freed: the page
  *    allocator never sees a page without its direct-map entry.  The restore
  *    cannot fail (see the arch code); if it ever did, the block is leaked
  *    with a warning, which is survivable, instead of freed while unmapped,
@@ -220,9 +221,10 @@ int uc_block_release(struct uc_block *block)
 	}
 
 	/*
-	 * NONE pages are cleared when handed out, not when freed (they have
-	 * no mapping then), so the block may still hold what its last owners
-	 * wrote, secrets included: clear it before anybody else can see it.
+	 * The arenas scrub every chunk they take back, so the block should be
+	 * clean; clear it once more now that it is mapped again (a memset of
+	 * 2 MiB next to a TLB flush of all CPUs), so that a missed scrub of a
+	 * secret page can never reach the page allocator.
 	 */
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
 		clear_page(page_address(page + i));

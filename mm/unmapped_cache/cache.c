@@ -152,20 +152,36 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 }
 
 /*
- * Free a single page handed out as a round: scrub it, then into this CPU's
- * magazines or, when they have no room, back to the tree.  False if @addr
- * is not a round of @cache; the caller then takes the checked slow path,
- * which warns.
+ * Free a single page handed out as a round: scrub it (NONE pages are
+ * cleared later, in batches, by the magazine layer), then into this CPU's
+ * magazines or, when they have no room, scrubbed back to the tree.  False
+ * if @addr is not a round of @cache; the caller then takes the checked
+ * slow path, which warns.
+ *
+ * Only a round handed to @cache carries @cache in its page's ->private
+ * (uc_round_tag()), so taking the tag off is the check that @addr is one,
+ * and the fast path needs no lookup of the block: the arena follows from
+ * the cache's permission and the page's node.
  */
 static bool uc_cache_free_round(struct unmapped_cache *cache,
-				struct uc_arena *arena, unsigned long addr,
-				struct page *page, unsigned long caller)
+				unsigned long addr, struct page *page,
+				unsigned long caller)
 {
+	struct uc_arena *arena;
+
 	/* From here on a second free of @addr finds no tag and is refused. */
-	if (!uc_round_untag(page, cache))
+	if (!page || !PAGE_ALIGNED(addr) || !uc_round_untag(page, cache))
 		return false;
-	uc_arena_scrub(arena, addr, PAGE_SIZE);
+	arena = uc_arena_get(cache->perm, page_to_nid(page));
+	if (WARN_ON_ONCE(!arena)) {
+		uc_round_tag(page, cache);
+		return false;
+	}
+	if (arena->perm != UNMAPPED_CACHE_NONE)
+		uc_arena_scrub(arena, addr, PAGE_SIZE);
 	if (!uc_mag_free(arena, addr, page)) {
+		if (arena->perm == UNMAPPED_CACHE_NONE)
+			uc_arena_scrub(arena, addr, PAGE_SIZE);
 		uc_arena_free_round(arena, addr);
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
 					  addr, caller);
@@ -271,18 +287,17 @@ EXPORT_SYMBOL_GPL(unmapped_cache_alloc);
 void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 {
 	struct uc_arena *arena;
-	struct page *page;
 
 	if (!addr)
 		return;
 	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
 		return;
-	arena = uc_arena_lookup(cache->perm, (unsigned long)addr, &page);
-	if (WARN_ON_ONCE(!arena))
-		return;
-	if (PAGE_ALIGN(size) != PAGE_SIZE ||
-	    !uc_cache_free_round(cache, arena, (unsigned long)addr, page,
-				 _RET_IP_)) {
+	if (PAGE_ALIGN(size) != PAGE_SIZE || !is_vmalloc_or_module_addr(addr) ||
+	    !uc_cache_free_round(cache, (unsigned long)addr,
+				 vmalloc_to_page(addr), _RET_IP_)) {
+		arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
+		if (WARN_ON_ONCE(!arena))
+			return;
 		if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size),
 				  cache))
 			return;
@@ -323,8 +338,8 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	phys = uc_cache_alloc_round(cache, arena, gfp, _RET_IP_);
 	if (!phys)
 		return NULL;
+	/* Clean: NONE pages are cleared when they are freed. */
 	page = pfn_to_page(PHYS_PFN(phys));
-	arch_unmapped_cache_clear_page(page);
 	uc_cache_count(cache, 1, 1);
 	return page;
 }
@@ -340,10 +355,10 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return;
 	phys = PFN_PHYS(page_to_pfn(page));
-	arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
-	if (WARN_ON_ONCE(!arena))
-		return;
-	if (!uc_cache_free_round(cache, arena, phys, page, caller)) {
+	if (!uc_cache_free_round(cache, phys, page, caller)) {
+		arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
+		if (WARN_ON_ONCE(!arena))
+			return;
 		if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
 			return;
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,

@@ -38,7 +38,7 @@
  * 3. Lock ordering, outermost first:
  *
  *      arena->grow_lock (mutex: refill, shrink)
- *        arena->lock (spinlock: range tree)
+ *        arena->lock (spinlock, irq-safe: range tree)
  *      this CPU's uc_mag_cpu.lock (local lock: magazine fast path)
  *        depot->lock (spinlock, irq-safe: depot lists)
  *
@@ -46,7 +46,9 @@
  *    magazine that goes back to the arena is taken out of the depot first.
  *    The block layer takes only its xarray's lock and the architecture's
  *    page-table locks, under grow_lock.  text_mutex (writes to RO/ROX
- *    memory, clearing NONE pages) is taken with none of ours held.
+ *    memory) is taken with none of ours held.  NONE pages are cleared
+ *    with interrupts off through this CPU's own mapping slots, with no
+ *    lock at all.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
@@ -132,6 +134,7 @@ static int __init unmapped_cache_init(void)
 	}
 	if (uc_shrinker_init())
 		pr_warn("no shrinker: free blocks are returned only on drain\n");
+	uc_reap_init();
 
 	uc_fault_debugfs_init();
 	uc_debugfs_init(debugfs_create_dir("unmapped_cache", NULL));

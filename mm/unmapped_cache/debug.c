@@ -224,7 +224,9 @@ DEFINE_DEBUGFS_ATTRIBUTE(exercise_population_fops, NULL,
 enum uc_bench_path {
 	UC_BENCH_MAG_RW,		/* magazines, RW cache */
 	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
-	UC_BENCH_CLEAR,			/* just the clear of a NONE page */
+	UC_BENCH_CLEAR,			/* the clear of one NONE page alone */
+	UC_BENCH_CLEAR_BATCH,		/* a batch of them, per page */
+	UC_BENCH_MEMSET,		/* zeroing a mapped page (RW's scrub) */
 	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
 	UC_BENCH_KZALLOC,		/* kzalloc(PAGE_SIZE) + kfree(): zeroed, like ours */
 	UC_BENCH_ALLOC_PAGE,		/* alloc_page() + __free_page() */
@@ -236,7 +238,9 @@ enum uc_bench_path {
 static const char *const uc_bench_names[] = {
 	[UC_BENCH_MAG_RW]	= "unmapped_cache RW page (magazines)",
 	[UC_BENCH_MAG_NONE]	= "unmapped_cache NONE page (magazines)",
-	[UC_BENCH_CLEAR]	= "  of which: clearing the page (arch_unmapped_cache_clear_page)",
+	[UC_BENCH_CLEAR]	= "clearing one unmapped page alone",
+	[UC_BENCH_CLEAR_BATCH]	= "clearing unmapped pages a magazine at a time, per page",
+	[UC_BENCH_MEMSET]	= "zeroing a mapped page (memset, the scrub of an RW free)",
 	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_KZALLOC]	= "kzalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_ALLOC_PAGE]	= "alloc_page/__free_page",
@@ -255,8 +259,12 @@ static struct {
 /* One benchmark at a time. */
 static DEFINE_MUTEX(uc_bench_lock);
 
-/* A page of the NONE cache, for UC_BENCH_CLEAR; access under uc_bench_lock. */
-static struct page *uc_bench_page;
+/*
+ * Pages of the NONE cache for the clearing paths, and a mapped page for
+ * UC_BENCH_MEMSET; access under uc_bench_lock.
+ */
+static struct page *uc_bench_pages[UC_MAG_ROUNDS];
+static void *uc_bench_buf;
 
 static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 			struct unmapped_cache *none)
@@ -279,7 +287,13 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 		unmapped_cache_free_page(none, page);
 		return 0;
 	case UC_BENCH_CLEAR:
-		arch_unmapped_cache_clear_page(uc_bench_page);
+		arch_unmapped_cache_clear_page(uc_bench_pages[0]);
+		return 0;
+	case UC_BENCH_CLEAR_BATCH:
+		arch_unmapped_cache_clear_pages(uc_bench_pages, UC_MAG_ROUNDS);
+		return 0;
+	case UC_BENCH_MEMSET:
+		memset(uc_bench_buf, 0, PAGE_SIZE);
 		return 0;
 	case UC_BENCH_KMALLOC:
 		p = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -343,10 +357,13 @@ static int uc_bench_run(unsigned long pairs)
 		err = -ENOMEM;
 		goto out;
 	}
-	uc_bench_page = unmapped_cache_alloc_page(none, GFP_KERNEL);
-	if (!uc_bench_page) {
+	uc_bench_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!uc_bench_buf)
 		err = -ENOMEM;
-		goto out;
+	for (i = 0; i < UC_MAG_ROUNDS && !err; i++) {
+		uc_bench_pages[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
+		if (!uc_bench_pages[i])
+			err = -ENOMEM;
 	}
 	for (path = 0; path < UC_BENCH_COUNT && !err; path++) {
 		u64 start;
@@ -357,6 +374,8 @@ static int uc_bench_run(unsigned long pairs)
 		for (i = 0; i < pairs && !err; i++)
 			err = uc_bench_one(path, rw, none);
 		ns[path] = (ktime_get_ns() - start) / pairs;
+		if (path == UC_BENCH_CLEAR_BATCH)
+			ns[path] /= UC_MAG_ROUNDS;
 		cond_resched();
 	}
 	if (!err) {
@@ -364,8 +383,12 @@ static int uc_bench_run(unsigned long pairs)
 		uc_bench.pairs = pairs;
 		memcpy(uc_bench.ns, ns, sizeof(ns));
 	}
-	unmapped_cache_free_page(none, uc_bench_page);
-	uc_bench_page = NULL;
+	for (i = 0; i < UC_MAG_ROUNDS; i++) {
+		unmapped_cache_free_page(none, uc_bench_pages[i]);
+		uc_bench_pages[i] = NULL;
+	}
+	kfree(uc_bench_buf);
+	uc_bench_buf = NULL;
 out:
 	unmapped_cache_destroy(none);
 	unmapped_cache_destroy(rw);

@@ -119,32 +119,33 @@ struct unmapped_cache {
 	struct list_head list;
 };
 
-/* Rounds (single-page chunks) per magazine: 496 bytes per magazine. */
-#define UC_MAG_ROUNDS	30
+/*
+ * Rounds (single-page chunks) per magazine: 1016 bytes, a kmalloc-1k object.
+ * A NONE arena clears freed pages a magazine at a time, so this is also
+ * its batch: more than tlb_single_page_flush_ceiling (33) pages make x86
+ * invalidate the local TLB once per batch instead of once per page.
+ */
+#define UC_MAG_ROUNDS	62
+
+static_assert(UC_MAG_ROUNDS <= UNMAPPED_CACHE_CLEAR_BATCH);
 
 /* Range-tree owner of the chunks that are rounds of the magazine layer. */
 #define UC_OWNER_MAG	((void *)-2L)
 
 /**
- * struct uc_round - A single-page chunk in a magazine.
- * @addr: its address (virtual, or physical for NONE).
- * @page: its page, whose ->private records the cache holding it.
- */
-struct uc_round {
-	unsigned long addr;
-	struct page *page;
-};
-
-/**
- * struct uc_magazine - A stack of single-page chunks of one arena.
+ * struct uc_magazine - A stack of single-page chunks (rounds) of one arena.
  * @list:   in the depot's full or empty list, under the depot lock.
- * @rounds: how many of @round are valid.
- * @round:  the chunks.
+ * @rounds: how many entries of @addr and @page are valid.
+ * @addr:   the chunks' addresses (virtual, or physical for NONE).
+ * @page:   their pages, whose ->private records the cache holding a round
+ *          while it is handed out; an array of its own so that a batch of
+ *          NONE pages goes to arch_unmapped_cache_clear_pages() as it is.
  */
 struct uc_magazine {
 	struct list_head list;
 	unsigned long rounds;
-	struct uc_round round[UC_MAG_ROUNDS];
+	unsigned long addr[UC_MAG_ROUNDS];
+	struct page *page[UC_MAG_ROUNDS];
 };
 
 /* Per-CPU counters of the magazine layer; see magazine.c. */
@@ -153,6 +154,7 @@ enum uc_mag_stat {
 	UC_MAG_ALLOC_MISS,
 	UC_MAG_FREE_HIT,
 	UC_MAG_FREE_MISS,
+	UC_MAG_CLEAR_BATCHES,
 	UC_MAG_STAT_COUNT,
 };
 
@@ -161,13 +163,17 @@ enum uc_mag_stat {
  * @lock:     this CPU's local lock; the only lock of the fast path.
  * @loaded:   the magazine allocations pop from and frees push to.
  * @previous: the one before it; always full or empty.
+ * @dirty:    NONE arenas only: freed pages waiting to be cleared, a
+ *            magazine at a time; see magazine.c.
+ * @rounds:   pages in the three, for statistics (uc_mag_rounds()).
  * @stats:    counters, written by this CPU only.
  */
 struct uc_mag_cpu {
 	local_lock_t lock;
 	struct uc_magazine *loaded;
 	struct uc_magazine *previous;
-	long rounds;		/* in loaded and previous, for statistics */
+	struct uc_magazine *dirty;
+	long rounds;
 	unsigned long stats[UC_MAG_STAT_COUNT];
 };
 
@@ -186,7 +192,7 @@ enum uc_depot_stat {
  * @full:      full magazines.
  * @empty:     empty magazines.
  * @partial:   partly used magazines flushed from CPUs (drain, CPU
- *             offline); never handed out again, only reaped.
+ *             offline); never handed out again; a drain empties them.
  * @nr_full:   length of @full (read without the lock as a hint).
  * @nr_empty:  length of @empty (likewise).
  * @min_full:  fewest full magazines since the last reap: the working set
@@ -230,6 +236,9 @@ enum uc_arena_stat {
  * @stats:     counters, see enum uc_arena_stat.
  * @mags:      each CPU's magazines.
  * @depot:     the magazines no CPU has loaded.
+ * @reap_allocs: allocations (from the tree and the magazines) counted at
+ *             the last periodic reap; only the reaper touches it
+ *             (shrinker.c).
  * @node:      in uc_arena_list.
  */
 struct uc_arena {
@@ -243,6 +252,7 @@ struct uc_arena {
 	atomic_long_t stats[UC_ARENA_STAT_COUNT];
 	struct uc_mag_cpu __percpu *mags;
 	struct uc_depot depot;
+	long reap_allocs;
 	struct list_head node;
 };
 
@@ -290,6 +300,7 @@ void uc_round_tag(struct page *page, void *owner);
 bool uc_round_untag(struct page *page, void *owner);
 bool uc_round_owned_by(struct page *page, void *owner);
 unsigned long uc_mag_drain(void);
+unsigned long uc_mag_drain_arena(struct uc_arena *arena);
 unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
@@ -304,6 +315,10 @@ long uc_release_pending(void);
 int uc_vmap_init(void);
 long uc_vmap_stat_pages(void);
 int uc_shrinker_init(void);
+void uc_reap_init(void);
+unsigned long uc_reap(void);
+void uc_reap_hold(void);
+void uc_reap_unhold(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 int uc_arena_check(struct uc_arena *arena);
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,

@@ -29,6 +29,18 @@
  * Steps 1 and 2 touch nothing shared: no lock but this CPU's, no atomic.
  * Steps 3 take the depot lock, once per UC_MAG_ROUNDS pages at most.
  *
+ * Clearing NONE pages in batches: a NONE page has no kernel mapping, so it
+ * can only be cleared through a temporary one, and taking a mapping down
+ * costs a TLB invalidation.  Freed NONE pages therefore do not go into the
+ * loaded magazine but into a third per-CPU magazine, dirty, still holding
+ * their last owner's data (nothing maps them).  When dirty is full, its
+ * pages are cleared in one arch_unmapped_cache_clear_pages() call, one TLB
+ * invalidation for the batch, and the now clean magazine is installed like
+ * a full one from the depot (uc_mag_install()).  Every page in a loaded,
+ * previous or depot magazine, and in the range tree, is clean, so an
+ * allocation never clears.  A drain clears the dirty magazines before
+ * anything else sees their pages.
+ *
  * Working set and reaping: the depot remembers the fewest full and empty
  * magazines it held since the last reap (min_full, min_empty).  Those were
  * not needed in that interval, so uc_depot_reap() gives back exactly that
@@ -59,6 +71,7 @@ const char *const uc_mag_stat_names[] = {
 	[UC_MAG_ALLOC_MISS]	= "magazine alloc misses",
 	[UC_MAG_FREE_HIT]	= "magazine free hits",
 	[UC_MAG_FREE_MISS]	= "magazine free misses",
+	[UC_MAG_CLEAR_BATCHES]	= "batches of freed pages cleared",
 };
 
 static_assert(ARRAY_SIZE(uc_mag_stat_names) == UC_MAG_STAT_COUNT);
@@ -112,6 +125,13 @@ static struct uc_magazine *uc_magazine_new(gfp_t gfp)
 		INIT_LIST_HEAD(&mag->list);
 	}
 	return mag;
+}
+
+static void uc_magazine_push(struct uc_magazine *mag, unsigned long addr,
+			     struct page *page)
+{
+	mag->addr[mag->rounds] = addr;
+	mag->page[mag->rounds++] = page;
 }
 
 /* Take a magazine off a depot list.  Context: depot->lock held. */
@@ -170,15 +190,15 @@ static void uc_depot_lock(struct uc_depot *depot, unsigned long *flags)
  *
  * Context: Any context.
  * Return: the chunk's address, or 0 on a miss (the caller then allocates
- * from the arena with uc_mag_refill_one()).
+ * one page from the arena with uc_arena_alloc()).
  */
 unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 {
 	struct uc_depot *depot = &arena->depot;
 	struct uc_magazine *full = NULL;
-	unsigned long flags, dflags;
+	unsigned long flags, dflags, addr;
 	struct uc_mag_cpu *mc;
-	struct uc_round round;
+	struct page *page;
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -211,12 +231,14 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 	mc->rounds += full->rounds;
 
 take:
-	round = mc->loaded->round[--mc->loaded->rounds];
+	mc->loaded->rounds--;
+	addr = mc->loaded->addr[mc->loaded->rounds];
+	page = mc->loaded->page[mc->loaded->rounds];
 	mc->rounds--;
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
-	uc_round_tag(round.page, owner);
-	return round.addr;
+	uc_round_tag(page, owner);
+	return addr;
 
 miss:
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_MISS]);
@@ -224,22 +246,121 @@ miss:
 	return 0;
 }
 
+/*
+ * An empty magazine for this CPU: one from the depot, or a new one.
+ * Context: this CPU's local lock held.
+ */
+static struct uc_magazine *uc_mag_get_empty(struct uc_depot *depot)
+{
+	struct uc_magazine *empty = NULL;
+	unsigned long dflags;
+
+	if (READ_ONCE(depot->nr_empty)) {
+		uc_depot_lock(depot, &dflags);
+		empty = uc_depot_take_locked(depot, false);
+		spin_unlock_irqrestore(&depot->lock, dflags);
+	}
+	return empty ?: uc_magazine_new(GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/*
+ * Install a full magazine of clean pages on this CPU: as the loaded or the
+ * previous magazine if that one is missing or empty (the empty one becomes
+ * the dirty magazine if there is none), otherwise in the depot.
+ */
+static void uc_mag_install(struct uc_arena *arena, struct uc_magazine *full)
+{
+	struct uc_depot *depot = &arena->depot;
+	struct uc_magazine *spare = NULL;
+	unsigned long flags, dflags;
+	struct uc_mag_cpu *mc;
+
+	local_lock_irqsave(&arena->mags->lock, flags);
+	mc = this_cpu_ptr(arena->mags);
+	__this_cpu_inc(arena->mags->stats[UC_MAG_CLEAR_BATCHES]);
+	if (!mc->loaded || !mc->loaded->rounds) {
+		spare = mc->loaded;
+		mc->loaded = full;
+	} else if (!mc->previous || !mc->previous->rounds) {
+		spare = mc->previous;
+		mc->previous = full;
+	} else {
+		spare = full;
+	}
+	if (spare != full)
+		mc->rounds += full->rounds;
+	if (spare && !spare->rounds && !mc->dirty) {
+		mc->dirty = spare;
+		spare = NULL;
+	}
+	if (spare) {
+		uc_depot_lock(depot, &dflags);
+		uc_depot_put_locked(depot, spare);
+		spin_unlock_irqrestore(&depot->lock, dflags);
+	}
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+}
+
+/*
+ * uc_mag_free() for a NONE arena: onto this CPU's dirty magazine; when that
+ * is full, clear its pages in one batch, with this CPU's local lock
+ * dropped, and install it.
+ */
+static bool uc_mag_free_dirty(struct uc_arena *arena, unsigned long addr,
+			      struct page *page)
+{
+	struct uc_magazine *full = NULL;
+	struct uc_mag_cpu *mc;
+	unsigned long flags;
+
+	local_lock_irqsave(&arena->mags->lock, flags);
+	mc = this_cpu_ptr(arena->mags);
+	if (!mc->dirty)
+		mc->dirty = uc_mag_get_empty(&arena->depot);
+	if (!mc->dirty) {
+		__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_MISS]);
+		local_unlock_irqrestore(&arena->mags->lock, flags);
+		return false;
+	}
+	uc_magazine_push(mc->dirty, addr, page);
+	mc->rounds++;
+	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
+	if (mc->dirty->rounds == UC_MAG_ROUNDS) {
+		full = mc->dirty;
+		mc->dirty = NULL;
+		mc->rounds -= full->rounds;
+	}
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+
+	if (full) {
+		arch_unmapped_cache_clear_pages(full->page, full->rounds);
+		uc_mag_install(arena, full);
+	}
+	return true;
+}
+
 /**
  * uc_mag_free() - Give a single-page chunk back to this CPU's magazines.
  * @arena: the arena.
- * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already.
+ * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already,
+ *         except in a NONE arena, whose pages the magazine layer clears in
+ *         batches.
  * @page:  its page.
  *
  * Context: Any context.
  * Return: true when the round is in a magazine; false when the magazines
- * are full and no empty one could be had: the caller frees it to the arena.
+ * are full and no empty one could be had: the caller scrubs it (if it has
+ * not) and frees it to the arena.
  */
 bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 {
 	struct uc_depot *depot = &arena->depot;
-	struct uc_magazine *empty = NULL;
+	struct uc_magazine *empty;
 	unsigned long flags, dflags;
 	struct uc_mag_cpu *mc;
+
+	if (arena->perm == UNMAPPED_CACHE_NONE)
+		return uc_mag_free_dirty(arena, addr, page);
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -253,13 +374,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 		goto push;
 	}
 	/* 3. Both are full (or missing): trade the previous one for an empty one. */
-	if (READ_ONCE(depot->nr_empty)) {
-		uc_depot_lock(depot, &dflags);
-		empty = uc_depot_take_locked(depot, false);
-		spin_unlock_irqrestore(&depot->lock, dflags);
-	}
-	if (!empty)
-		empty = uc_magazine_new(GFP_ATOMIC | __GFP_NOWARN);
+	empty = uc_mag_get_empty(depot);
 	if (!empty) {
 		__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_MISS]);
 		local_unlock_irqrestore(&arena->mags->lock, flags);
@@ -278,8 +393,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 	mc->loaded = empty;
 
 push:
-	mc->loaded->round[mc->loaded->rounds].addr = addr;
-	mc->loaded->round[mc->loaded->rounds++].page = page;
+	uc_magazine_push(mc->loaded, addr, page);
 	mc->rounds++;
 	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
@@ -290,7 +404,7 @@ push:
 static void uc_magazine_destroy(struct uc_arena *arena, struct uc_magazine *mag)
 {
 	while (mag->rounds)
-		uc_arena_free_round(arena, mag->round[--mag->rounds].addr);
+		uc_arena_free_round(arena, mag->addr[--mag->rounds]);
 	kfree(mag);
 }
 
@@ -339,36 +453,70 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 }
 
 /*
- * Move a CPU's magazines into the depots.  Only the depot lock is taken
- * (irq-safe), so this runs in an IPI as well as for a dead CPU.
+ * Move a CPU's magazines into the depots, after clearing the pages of its
+ * dirty ones.  Only the depot lock is taken (irq-safe), so this runs in an
+ * IPI as well as for a dead CPU.
  */
-static void uc_mag_flush_cpu(int cpu)
+static void uc_mag_flush_cpu_arena(struct uc_arena *arena, int cpu)
 {
-	struct uc_magazine *mags[2];
+	struct uc_magazine *mags[3];
 	struct uc_mag_cpu *mc;
-	struct uc_arena *arena;
 	unsigned long flags;
 	int i;
 
-	list_for_each_entry(arena, &uc_arena_list, node) {
-		mc = per_cpu_ptr(arena->mags, cpu);
-		mags[0] = mc->loaded;
-		mags[1] = mc->previous;
-		mc->loaded = NULL;
-		mc->previous = NULL;
-		WRITE_ONCE(mc->rounds, 0);
-		uc_depot_lock(&arena->depot, &flags);
-		for (i = 0; i < 2; i++)
-			if (mags[i])
-				uc_depot_put_locked(&arena->depot, mags[i]);
-		spin_unlock_irqrestore(&arena->depot.lock, flags);
-	}
+	mc = per_cpu_ptr(arena->mags, cpu);
+	mags[0] = mc->loaded;
+	mags[1] = mc->previous;
+	mags[2] = mc->dirty;
+	mc->loaded = NULL;
+	mc->previous = NULL;
+	mc->dirty = NULL;
+	WRITE_ONCE(mc->rounds, 0);
+	/* Freed pages are cleared before anybody else sees them. */
+	if (mags[2] && mags[2]->rounds)
+		arch_unmapped_cache_clear_pages(mags[2]->page, mags[2]->rounds);
+	uc_depot_lock(&arena->depot, &flags);
+	for (i = 0; i < 3; i++)
+		if (mags[i])
+			uc_depot_put_locked(&arena->depot, mags[i]);
+	spin_unlock_irqrestore(&arena->depot.lock, flags);
 }
 
-/* IPI handler: interrupts are off, so no magazine operation is under way. */
-static void uc_mag_flush_ipi(void *unused)
+static void uc_mag_flush_cpu(int cpu)
 {
-	uc_mag_flush_cpu(smp_processor_id());
+	struct uc_arena *arena;
+
+	list_for_each_entry(arena, &uc_arena_list, node)
+		uc_mag_flush_cpu_arena(arena, cpu);
+}
+
+/*
+ * IPI handler: interrupts are off, so no magazine operation is under way.
+ * @arena: the arena whose magazines to flush, or NULL for all of them.
+ */
+static void uc_mag_flush_ipi(void *arena)
+{
+	if (arena)
+		uc_mag_flush_cpu_arena(arena, smp_processor_id());
+	else
+		uc_mag_flush_cpu(smp_processor_id());
+}
+
+/**
+ * uc_mag_drain_arena() - Give back every round of one arena's magazines.
+ * @arena: the arena.
+ *
+ * uc_mag_drain() for one arena; sends no IPI when no CPU holds a round of
+ * it.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of pages that went back to the arena.
+ */
+unsigned long uc_mag_drain_arena(struct uc_arena *arena)
+{
+	if (uc_mag_rounds(arena))
+		on_each_cpu(uc_mag_flush_ipi, arena, 1);
+	return uc_depot_reap(arena, true);
 }
 
 /**
@@ -421,7 +569,6 @@ static int uc_mag_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-/* Sum a per-CPU magazine counter of an arena. */
 /* Pages in the CPUs' magazines of @arena; racy, for statistics. */
 unsigned long uc_mag_rounds(struct uc_arena *arena)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Giving memory back under pressure.
+ * Giving memory back: under pressure, and when it has not been used.
  *
  * count_objects reports, without locks, the pages a scan could free: the
  * rounds in the depots and the free space of the arenas.  scan_objects
@@ -13,11 +13,22 @@
  * uc_block_release(): its direct-map entry is restored (same PMD, no
  * split) before the page allocator sees it.  A block with even one live
  * chunk stays.
+ *
+ * Without pressure, the periodic reaper gives back what was idle for a
+ * whole interval of unmapped_cache.reap_interval_ms: the depot magazines
+ * below the interval's low-water mark (uc_mag_reap()); and an arena that
+ * allocated nothing during the interval, neither from its magazines nor
+ * from its range tree, empties its magazines (they would pin its blocks
+ * with a few pages each) and returns every entirely free block but one.
+ * An arena in use keeps its blocks, so a steady workload never pays for a
+ * block going out and coming back.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
 
+#include <linux/moduleparam.h>
 #include <linux/shrinker.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -75,6 +86,110 @@ unsigned long uc_drain(void)
 	return uc_shrink_all(0, false);
 }
 
+/*
+ * The periodic reaper.  The parameter is unmapped_cache.reap_interval_ms on
+ * the command line and in /sys/module/unmapped_cache/parameters/.
+ */
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "unmapped_cache."
+
+static unsigned int uc_reap_interval_ms = 15000;
+static bool uc_reap_ready;		/* the cache is up */
+static atomic_t uc_reap_held;		/* uc_reap_hold() callers */
+
+static void uc_reap_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(uc_reap_work, uc_reap_fn);
+
+static void uc_reap_schedule(void)
+{
+	unsigned int ms = READ_ONCE(uc_reap_interval_ms);
+
+	if (READ_ONCE(uc_reap_ready) && ms && !atomic_read(&uc_reap_held))
+		mod_delayed_work(system_unbound_wq, &uc_reap_work,
+				 msecs_to_jiffies(ms));
+}
+
+/**
+ * uc_reap() - Give back what was idle since the previous call.
+ *
+ * Depot magazines no CPU needed since the previous call go back to their
+ * arenas; each arena that allocated nothing since the previous call
+ * empties its magazines and returns its entirely free blocks but one.
+ * Never waits for a refill.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of blocks given back.
+ */
+unsigned long uc_reap(void)
+{
+	unsigned long blocks = 0;
+	struct uc_arena *arena;
+	long allocs;
+
+	uc_mag_reap();
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS) +
+			 uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
+		if (allocs == arena->reap_allocs) {
+			uc_mag_drain_arena(arena);
+			blocks += uc_arena_shrink(arena, UC_SHRINK_KEEP, true);
+		}
+		arena->reap_allocs = allocs;
+	}
+	return blocks;
+}
+
+static void uc_reap_fn(struct work_struct *work)
+{
+	uc_reap();
+	uc_reap_schedule();
+}
+
+/**
+ * uc_reap_hold() - Stop the periodic reaper until uc_reap_unhold().
+ *
+ * For tests that count what the cache holds.  Calls nest.
+ *
+ * Context: Process context; may sleep (waits for a running reap).
+ */
+void uc_reap_hold(void)
+{
+	atomic_inc(&uc_reap_held);
+	cancel_delayed_work_sync(&uc_reap_work);
+}
+
+/**
+ * uc_reap_unhold() - Undo one uc_reap_hold().
+ */
+void uc_reap_unhold(void)
+{
+	if (!WARN_ON_ONCE(atomic_dec_return(&uc_reap_held) < 0))
+		uc_reap_schedule();
+}
+
+static int uc_reap_interval_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_uint(val, kp);
+
+	/* At boot the value is only stored: uc_reap_init() reads it. */
+	if (err || !READ_ONCE(uc_reap_ready))
+		return err;
+	if (READ_ONCE(uc_reap_interval_ms))
+		uc_reap_schedule();
+	else
+		cancel_delayed_work(&uc_reap_work);
+	return 0;
+}
+
+static const struct kernel_param_ops uc_reap_interval_ops = {
+	.set = uc_reap_interval_set,
+	.get = param_get_uint,
+};
+module_param_cb(reap_interval_ms, &uc_reap_interval_ops, &uc_reap_interval_ms,
+		0644);
+MODULE_PARM_DESC(reap_interval_ms,
+		 "How often idle memory is given back, in ms (0: never)");
+
 int __init uc_shrinker_init(void)
 {
 	uc_shrinker = shrinker_alloc(0, "unmapped_cache");
@@ -85,4 +200,11 @@ int __init uc_shrinker_init(void)
 	uc_shrinker->seeks = DEFAULT_SEEKS;
 	shrinker_register(uc_shrinker);
 	return 0;
+}
+
+/* Start the periodic reaper; the arenas exist from now on. */
+void __init uc_reap_init(void)
+{
+	WRITE_ONCE(uc_reap_ready, true);
+	uc_reap_schedule();
 }

@@ -32,6 +32,8 @@
 #include <asm/text-patching.h>
 #include <asm/tlbflush.h>
 
+#include "mm_internal.h"
+
 int arch_unmapped_cache_unmap_block(struct page *page)
 {
 	unsigned long addr = (unsigned long)page_address(page);
@@ -101,22 +103,30 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len)
 
 /*
  * Clearing pages that have no kernel mapping (NONE arena pages on their way
- * to a new owner).
+ * back from an owner).
  *
- * Each CPU owns one page of kernel virtual space, uc_clear_base + cpu *
- * PAGE_SIZE, whose page table was allocated at boot.  To clear a page, the
- * CPU maps it there with interrupts off, clears it, unmaps it and
- * invalidates the entry in its own TLB only: no other CPU ever uses that
- * address, so no IPI is needed, and no lock is shared (the way kmap_local()
- * slots work on 32-bit highmem).  The page is visible only to this CPU and
- * only for the length of clear_page().
+ * Each CPU owns a window of UNMAPPED_CACHE_CLEAR_BATCH pages of kernel
+ * virtual space, whose page tables were allocated at boot.  To clear a
+ * batch, the CPU maps each page at its own slot with interrupts off, clears
+ * it, unmaps them all and then invalidates its own TLB once: no other CPU
+ * ever uses those addresses, so no IPI is needed, and no lock is shared
+ * (the way kmap_local() slots work on 32-bit highmem).  A batch of at most
+ * tlb_single_page_flush_ceiling pages is invalidated page by page,
+ * a larger one with one local flush of everything, the rule
+ * flush_tlb_kernel_range() follows.  The pages are visible only to this CPU
+ * and only until the end of the batch.
  */
 static unsigned long uc_clear_base __ro_after_init;
-static DEFINE_PER_CPU_READ_MOSTLY(pte_t *, uc_clear_pte);
+static DEFINE_PER_CPU_READ_MOSTLY(pte_t *, uc_clear_pte[UNMAPPED_CACHE_CLEAR_BATCH]);
+
+#define UC_CLEAR_WINDOW	(UNMAPPED_CACHE_CLEAR_BATCH * PAGE_SIZE)
 
 static int __init uc_clear_pte_fn(pte_t *pte, unsigned long addr, void *data)
 {
-	per_cpu(uc_clear_pte, (addr - uc_clear_base) >> PAGE_SHIFT) = pte;
+	unsigned long off = addr - uc_clear_base;
+
+	per_cpu(uc_clear_pte[(off % UC_CLEAR_WINDOW) >> PAGE_SHIFT],
+		off / UC_CLEAR_WINDOW) = pte;
 	return 0;
 }
 
@@ -124,25 +134,43 @@ int __init arch_unmapped_cache_init(void)
 {
 	struct vm_struct *area;
 
-	area = get_vm_area(nr_cpu_ids * PAGE_SIZE, VM_MAP);
+	area = get_vm_area(nr_cpu_ids * UC_CLEAR_WINDOW, VM_MAP);
 	if (!area)
 		return -ENOMEM;
 	uc_clear_base = (unsigned long)area->addr;
 	return apply_to_page_range(&init_mm, uc_clear_base,
-				   nr_cpu_ids * PAGE_SIZE, uc_clear_pte_fn, NULL);
+				   nr_cpu_ids * UC_CLEAR_WINDOW,
+				   uc_clear_pte_fn, NULL);
+}
+
+void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr)
+{
+	unsigned long flags, base;
+	pte_t **ptes;
+	unsigned int i;
+
+	if (WARN_ON_ONCE(nr > UNMAPPED_CACHE_CLEAR_BATCH))
+		nr = UNMAPPED_CACHE_CLEAR_BATCH;
+
+	local_irq_save(flags);
+	base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
+	ptes = this_cpu_ptr(uc_clear_pte);
+	for (i = 0; i < nr; i++) {
+		set_pte(ptes[i], mk_pte(pages[i], PAGE_KERNEL));
+		clear_page((void *)(base + i * PAGE_SIZE));
+	}
+	for (i = 0; i < nr; i++)
+		pte_clear(&init_mm, base + i * PAGE_SIZE, ptes[i]);
+	if (nr > tlb_single_page_flush_ceiling) {
+		__flush_tlb_all();
+	} else {
+		for (i = 0; i < nr; i++)
+			flush_tlb_one_kernel(base + i * PAGE_SIZE);
+	}
+	local_irq_restore(flags);
 }
 
 void arch_unmapped_cache_clear_page(struct page *page)
 {
-	unsigned long flags, addr;
-	pte_t *ptep;
-
-	local_irq_save(flags);
-	addr = uc_clear_base + smp_processor_id() * PAGE_SIZE;
-	ptep = this_cpu_read(uc_clear_pte);
-	set_pte(ptep, mk_pte(page, PAGE_KERNEL));
-	clear_page((void *)addr);
-	pte_clear(&init_mm, addr, ptep);
-	flush_tlb_one_kernel(addr);
-	local_irq_restore(flags);
+	arch_unmapped_cache_clear_pages(&page, 1);
 }

@@ -4,8 +4,10 @@
 #     written, then all freed: the arenas keep free blocks and the
 #     magazines keep single pages.
 #  2. pressure: a process touches most of MemAvailable, then drop_caches.
-#  3. every arena must hold at most one block, and no level-2 split may
-#     have happened over the whole run.
+#  3. every arena must hold at most one block.
+#  4. populate again and let the periodic reaper (every 500 ms) give the
+#     idle blocks back without any pressure.
+#  No level-2 split may have happened over the whole run.
 . "$UC_DIR/jobs/lib.sh"
 
 dbg=/sys/kernel/debug/unmapped_cache
@@ -21,6 +23,23 @@ after_pop=$(max_blocks)
 uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" || exit 1
 echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
 after_pressure=$(max_blocks)
+
+# 4. the periodic reaper, without pressure: populate again, then let the
+#    reaper run every 500 ms; within a few intervals every arena must be
+#    down to one block (it needs one interval to see the arena idle).
+param=/sys/module/unmapped_cache/parameters/reap_interval_ms
+old_interval=$(cat $param) || exit 1
+uc_measure population2 sh -c "echo $nr > $dbg/exercise_population" || exit 1
+after_pop2=$(max_blocks)
+echo 500 > $param
+waited=0
+while [ "$(max_blocks)" -gt 1 ] && [ $waited -lt 20000 ]; do
+	sleep 1
+	waited=$((waited + 1000))
+done
+echo "$old_interval" > $param
+echo "after idling with the reaper every 500 ms:"; blocks_per_arena | sed 's/^/  /'
+echo "UC-REAPER max_blocks_after_population=$after_pop2 max_blocks_after_idle=$(max_blocks) waited_ms=$waited"
 end=$(uc_snapshot)
 
 echo "UC-PRESSURE max_blocks_after_population=$after_pop max_blocks_after_pressure=$after_pressure"
