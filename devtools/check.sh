@@ -53,6 +53,8 @@ check "host: range tree harness (1.2M random ops vs a model, ASan+UBSan)" \
 while read -r f; do
 	check "checkpatch --strict: $f" "$UC_ROOT/devtools/checkpatch.sh" "$f"
 done < <("$UC_ROOT/devtools/checkpatch.sh" --list)
+check "kernel-doc -none -Wall: no warning in the project's kernel files, every kernel-doc directive of the rst resolves" \
+	"$UC_ROOT/devtools/kerneldoc.sh"
 
 uc_log "kernel build"
 if "$UC_ROOT/devtools/build-kernel.sh"; then
