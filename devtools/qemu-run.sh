@@ -11,11 +11,13 @@
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
+#   --kunit           run the KUnit suites at boot before the job (always
+#                     for JOB=kunit)
 #   --verbose         copy the console to stdout as well
 #
 # Exit status: the job's exit status as printed by the guest's init
 # ("UC-RESULT rc=N"); 124 on timeout; 125 if the guest died without a result
-# (panic, crash).  KUnit runs only with JOB=kunit.
+# (panic, crash).  KUnit runs only with JOB=kunit or --kunit.
 . "$(dirname "$0")/common.sh"
 
 # One TCG thread for all vCPUs: with a thread per vCPU (the default) a guest
@@ -24,7 +26,7 @@
 # translated code after a text_poke_bp() finished.  Single-threaded TCG
 # cannot race that way.  Override with UC_QEMU_ACCEL=tcg,thread=multi.
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
-hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0
+hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostroot) hostroot=1 ;;
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--verbose) verbose=1 ;;
+	--kunit) kunit=1 ;;
 	-*) uc_die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -47,7 +50,7 @@ mkdir -p "$UC_GUEST/logs"
 [ -n "$log" ] || log=$UC_GUEST/logs/$job.log
 
 cmdline="console=ttyS0 panic=-1 uc.job=$job"
-if [ "$job" = kunit ]; then
+if [ "$job" = kunit ] || [ $kunit -eq 1 ]; then
 	# The magazine stress test wants a kthread on each of 4 CPUs.
 	[ "$smp_set" = 1 ] || smp=4
 	cmdline="$cmdline kunit.enable=1 kunit.filter_glob=unmapped_cache*"

@@ -566,6 +566,7 @@ static void arena_mixed_population(struct kunit *test)
 	struct unmapped_cache_dm_counts before, after;
 	unsigned long not_fresh = 0, not_scrubbed = 0, handed_out = 0;
 	struct uc_arena_info info;
+	struct uc_verify verify;
 	struct uc_test_pop *pop;
 	struct uc_arena *arena;
 	unsigned int i, *order;
@@ -631,6 +632,13 @@ static void arena_mixed_population(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 
 	uc_test_expect_mappings(test, pop, perm);
+	/* Every block the cache holds, not only this test's: I1 and W^X. */
+	uc_blocks_verify(&verify);
+	KUNIT_EXPECT_GT(test, verify.blocks, 0);
+	KUNIT_EXPECT_EQ(test, verify.dm_present, 0);
+	KUNIT_EXPECT_EQ(test, verify.wx, 0);
+	KUNIT_EXPECT_EQ(test, verify.ro_writable, 0);
+	KUNIT_EXPECT_EQ(test, verify.rw_exec, 0);
 	arch_unmapped_cache_direct_map_counts(&after);
 	KUNIT_EXPECT_EQ_MSG(test, after.pte, before.pte,
 			    "PTE-mapped direct-map pages changed: a PMD was split");
@@ -1470,8 +1478,573 @@ static struct kunit_suite uc_callers_test_suite = {
 	.test_cases = uc_callers_test_cases,
 };
 
+/*
+ * The bad-input matrix: every public function with each kind of bad
+ * argument.  Each row is one KUnit case, named after what it does and what
+ * must happen; the table is the documentation of the behaviour.  A
+ * refused call warns once per call site (WARN_ON_ONCE) and changes
+ * nothing: after every row the test's live chunks are still owned, the
+ * counts of the caches are as before and the range trees are consistent.
+ */
+struct uc_bad_ctx {
+	struct kunit *test;
+	struct unmapped_cache *rw, *other, *none;
+	u8 *chunk;			/* 4 live pages of rw */
+	u8 *round;			/* 1 live page of rw (a magazine round) */
+	struct page *secret;		/* 1 live page of none */
+	void *heap;			/* kmalloc memory */
+	struct page *foreign;		/* a page from the page allocator */
+};
+
+#define UC_BAD_CHUNK	(4 * PAGE_SIZE)
+
+struct uc_bad_row {
+	const char *what;
+	void (*run)(struct uc_bad_ctx *c);
+};
+
+static void bad_create_invalid_perm(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_create("bad", UNMAPPED_CACHE_NR_PERMS));
+}
+
+static void bad_create_null_name(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_create(NULL, UNMAPPED_CACHE_RW));
+}
+
+static void bad_destroy_null(struct uc_bad_ctx *c)
+{
+	unmapped_cache_destroy(NULL);
+}
+
+static void bad_destroy_live(struct uc_bad_ctx *c)
+{
+	struct unmapped_cache *tmp = unmapped_cache_create("bad", UNMAPPED_CACHE_RW);
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(c->test, tmp);
+	p = unmapped_cache_alloc(tmp, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(c->test, p);
+	unmapped_cache_destroy(tmp);		/* refused: p is live */
+	/* The cache is still there and still owns p. */
+	KUNIT_EXPECT_TRUE(c->test, !p || unmapped_cache_owns(tmp, p, PAGE_SIZE));
+	unmapped_cache_free(tmp, p, PAGE_SIZE);
+	unmapped_cache_destroy(tmp);
+}
+
+static void bad_alloc_null_cache(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc(NULL, PAGE_SIZE, GFP_KERNEL));
+}
+
+static void bad_alloc_none_cache(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc(c->none, PAGE_SIZE, GFP_KERNEL));
+}
+
+static void bad_alloc_size_zero(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc(c->rw, 0, GFP_KERNEL));
+}
+
+static void bad_alloc_size_too_big(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc(c->rw, UNMAPPED_CACHE_MAX_CHUNK + 1,
+							GFP_KERNEL));
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc(c->rw, SIZE_MAX, GFP_KERNEL));
+}
+
+static void bad_alloc_align_not_pow2(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc_node(c->rw, PAGE_SIZE, 3 * PAGE_SIZE,
+							     NUMA_NO_NODE, GFP_KERNEL));
+}
+
+static void bad_alloc_bad_node(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc_node(c->rw, PAGE_SIZE, PAGE_SIZE,
+							     MAX_NUMNODES, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc_node(c->rw, PAGE_SIZE, PAGE_SIZE,
+							     -2, GFP_KERNEL));
+}
+
+static void bad_free_null_addr(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->rw, NULL, PAGE_SIZE);
+}
+
+static void bad_free_null_cache(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(NULL, c->chunk, UC_BAD_CHUNK);
+}
+
+static void bad_free_none_cache(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->none, c->chunk, UC_BAD_CHUNK);
+}
+
+static void bad_free_middle(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->rw, c->chunk + PAGE_SIZE, PAGE_SIZE);
+	unmapped_cache_free(c->rw, c->chunk + 1, UC_BAD_CHUNK);
+}
+
+static void bad_free_wrong_size(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->rw, c->chunk, 2 * PAGE_SIZE);
+	unmapped_cache_free(c->rw, c->chunk, PAGE_SIZE);
+	unmapped_cache_free(c->rw, c->round, 2 * PAGE_SIZE);
+}
+
+static void bad_free_wrong_cache(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->other, c->chunk, UC_BAD_CHUNK);
+	unmapped_cache_free(c->other, c->round, PAGE_SIZE);
+}
+
+static void bad_free_heap(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free(c->rw, c->heap, PAGE_SIZE);
+	unmapped_cache_free(c->rw, page_address(c->foreign), PAGE_SIZE);
+}
+
+static void bad_free_twice(struct uc_bad_ctx *c)
+{
+	void *one = unmapped_cache_alloc(c->rw, PAGE_SIZE, GFP_KERNEL);
+	void *two = unmapped_cache_alloc(c->rw, 3 * PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_EXPECT_NOT_NULL(c->test, one);
+	KUNIT_EXPECT_NOT_NULL(c->test, two);
+	unmapped_cache_free(c->rw, one, PAGE_SIZE);
+	unmapped_cache_free(c->rw, two, 3 * PAGE_SIZE);
+	unmapped_cache_free(c->rw, one, PAGE_SIZE);
+	unmapped_cache_free(c->rw, two, 3 * PAGE_SIZE);
+}
+
+static void bad_alloc_page_mapped_cache(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc_page(c->rw, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_alloc_page(NULL, GFP_KERNEL));
+}
+
+static void bad_free_page_null(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free_page(c->none, NULL);
+}
+
+static void bad_free_page_wrong_cache(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free_page(c->rw, c->secret);
+	unmapped_cache_free_page(NULL, c->secret);
+}
+
+static void bad_free_page_foreign(struct uc_bad_ctx *c)
+{
+	unmapped_cache_free_page(c->none, c->foreign);
+	KUNIT_EXPECT_EQ(c->test, page_ref_count(c->foreign), 1);
+}
+
+static void bad_free_page_twice(struct uc_bad_ctx *c)
+{
+	struct page *page = unmapped_cache_alloc_page(c->none, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(c->test, page);
+	unmapped_cache_free_page(c->none, page);
+	unmapped_cache_free_page(c->none, page);
+}
+
+static void bad_free_page_referenced(struct uc_bad_ctx *c)
+{
+	get_page(c->secret);
+	unmapped_cache_free_page(c->none, c->secret);	/* refused */
+	put_page(c->secret);
+	KUNIT_EXPECT_TRUE(c->test, unmapped_cache_owns_page(c->none, c->secret));
+}
+
+static void bad_release_page_foreign(struct uc_bad_ctx *c)
+{
+	long pending = uc_release_pending();
+
+	unmapped_cache_release_page(c->none, c->foreign);
+	unmapped_cache_release_page(c->rw, c->secret);
+	KUNIT_EXPECT_EQ(c->test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(c->test, page_ref_count(c->foreign), 1);
+}
+
+static void bad_owns(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(NULL, c->chunk, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->rw, NULL, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->rw, c->chunk, 0));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->rw, c->chunk, UC_BAD_CHUNK + 1));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->rw, c->chunk, SIZE_MAX));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->other, c->chunk, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->none, c->chunk, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(c->rw, c->heap, 8));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns_page(c->none, c->foreign));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns_page(c->rw, c->secret));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns_page(NULL, c->secret));
+}
+
+static void bad_write(struct uc_bad_ctx *c)
+{
+	KUNIT_EXPECT_EQ(c->test, unmapped_cache_write(c->none, c->chunk, "abc", 3),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(c->test, unmapped_cache_write(c->rw, c->chunk + UC_BAD_CHUNK - 2,
+						      "abc", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(c->test, unmapped_cache_write(c->other, c->chunk, "abc", 3),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(c->test, unmapped_cache_write(c->rw, c->heap, "abc", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(c->test, unmapped_cache_write(c->rw, c->chunk, "abc", SIZE_MAX),
+			-EINVAL);
+}
+
+static void bad_vmap(struct uc_bad_ctx *c)
+{
+	void *v;
+
+	KUNIT_EXPECT_NULL(c->test, unmapped_cache_vmap(0, PAGE_SIZE, VMALLOC_START,
+						       VMALLOC_END, PAGE_KERNEL,
+						       __builtin_return_address(0)));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(NULL));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(c->heap));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(c->chunk));
+	v = unmapped_cache_vmap(2 * PAGE_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END,
+				PAGE_KERNEL, __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(c->test, v);
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(v + PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(c->test, unmapped_cache_vunmap(v));
+	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(v));
+}
+
+static const struct uc_bad_row uc_bad_rows[] = {
+	{ "create, invalid permission: NULL", bad_create_invalid_perm },
+	{ "create, NULL name: NULL", bad_create_null_name },
+	{ "destroy, NULL: nothing", bad_destroy_null },
+	{ "destroy with a live chunk: refused, cache and chunk kept", bad_destroy_live },
+	{ "alloc, NULL cache: NULL", bad_alloc_null_cache },
+	{ "alloc from a NONE cache: NULL", bad_alloc_none_cache },
+	{ "alloc, size 0: NULL", bad_alloc_size_zero },
+	{ "alloc, size over 16 MiB or SIZE_MAX: NULL", bad_alloc_size_too_big },
+	{ "alloc_node, alignment not a power of two: NULL", bad_alloc_align_not_pow2 },
+	{ "alloc_node, node out of range: NULL", bad_alloc_bad_node },
+	{ "free, NULL address: nothing", bad_free_null_addr },
+	{ "free, NULL cache: refused", bad_free_null_cache },
+	{ "free through a NONE cache: refused", bad_free_none_cache },
+	{ "free, address inside a chunk: refused", bad_free_middle },
+	{ "free, wrong size (chunk and round): refused", bad_free_wrong_size },
+	{ "free, wrong cache (chunk and round): refused", bad_free_wrong_cache },
+	{ "free, heap or page-allocator pointer: refused", bad_free_heap },
+	{ "free twice (round and chunk): second refused", bad_free_twice },
+	{ "alloc_page from a mapped or NULL cache: NULL", bad_alloc_page_mapped_cache },
+	{ "free_page, NULL page: nothing", bad_free_page_null },
+	{ "free_page, wrong or NULL cache: refused", bad_free_page_wrong_cache },
+	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign },
+	{ "free_page twice: second refused", bad_free_page_twice },
+	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced },
+	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign },
+	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns },
+	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write },
+	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap },
+};
+
+static void uc_bad_row_desc(const struct uc_bad_row *row, char *desc)
+{
+	strscpy(desc, row->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uc_bad_rows, uc_bad_rows, uc_bad_row_desc);
+
+static void uc_test_free_chunk_action(void *data)
+{
+	struct uc_bad_ctx *c = data;
+
+	unmapped_cache_free(c->rw, c->chunk, UC_BAD_CHUNK);
+	unmapped_cache_free(c->rw, c->round, PAGE_SIZE);
+	unmapped_cache_free_page(c->none, c->secret);
+}
+
+static void bad_input_is_refused(struct kunit *test)
+{
+	const struct uc_bad_row *row = test->param_value;
+	struct uc_bad_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	long chunks[3], pages[3];
+	struct uc_arena *rw, *none;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->test = test;
+	c->rw = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	c->other = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	c->none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	KUNIT_ASSERT_NOT_NULL(test, c->rw);
+	KUNIT_ASSERT_NOT_NULL(test, c->other);
+	KUNIT_ASSERT_NOT_NULL(test, c->none);
+	c->heap = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->heap);
+	c->foreign = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->foreign);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_put_action,
+							c->foreign), 0);
+	c->chunk = unmapped_cache_alloc(c->rw, UC_BAD_CHUNK, GFP_KERNEL);
+	c->round = unmapped_cache_alloc(c->rw, PAGE_SIZE, GFP_KERNEL);
+	c->secret = unmapped_cache_alloc_page(c->none, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_free_chunk_action,
+							c), 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->chunk);
+	KUNIT_ASSERT_NOT_NULL(test, c->round);
+	KUNIT_ASSERT_NOT_NULL(test, c->secret);
+	c->chunk[0] = 0xa5;
+	rw = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	none = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+
+	chunks[0] = uc_cache_live(c->rw, false);
+	chunks[1] = uc_cache_live(c->other, false);
+	chunks[2] = uc_cache_live(c->none, false);
+	pages[0] = uc_cache_live(c->rw, true);
+	pages[1] = uc_cache_live(c->other, true);
+	pages[2] = uc_cache_live(c->none, true);
+
+	row->run(c);
+
+	/* Nothing changed hands. */
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->rw, false), chunks[0]);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->other, false), chunks[1]);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->none, false), chunks[2]);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->rw, true), pages[0]);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->other, true), pages[1]);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(c->none, true), pages[2]);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(c->rw, c->chunk, UC_BAD_CHUNK));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(c->rw, c->round, PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(c->none, c->secret));
+	KUNIT_EXPECT_EQ(test, c->chunk[0], 0xa5);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(rw), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(none), 0);
+	KUNIT_EXPECT_EQ(test, page_ref_count(c->foreign), 1);
+}
+
+static struct kunit_case uc_bad_input_test_cases[] = {
+	KUNIT_CASE_PARAM(bad_input_is_refused, uc_bad_rows_gen_params),
+	{}
+};
+
+static struct kunit_suite uc_bad_input_test_suite = {
+	.name = "unmapped_cache_bad_input",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
+	.test_cases = uc_bad_input_test_cases,
+};
+
+/*
+ * Fault injection through the cache's interface: each fault point fails
+ * while a caller allocates or frees.  The caller gets a clean error (NULL)
+ * or its free still succeeds; no block is leaked or left half set up
+ * (every page taken from the page allocator is either in a held block or
+ * back); the direct map did not change; freed memory still reaches the
+ * next owner clean; and once the fault is gone the cache works again.
+ */
+#ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
+struct uc_fault_row {
+	const char *what;
+	struct fault_attr *attr;
+	int space;		/* refill blocks that succeed before the fault */
+	enum uc_block_stat counter;
+};
+
+static const struct uc_fault_row uc_fault_rows[] = {
+	{ "order-9 allocation fails on the first block of a refill",
+	  &fail_unmapped_cache_block, 0, UC_BLOCK_ALLOC_FAILED },
+	{ "order-9 allocation fails on the third block of a refill",
+	  &fail_unmapped_cache_block, 2, UC_BLOCK_ALLOC_FAILED },
+	{ "direct-map removal fails on the first block of a refill",
+	  &fail_unmapped_cache_direct_map, 0, UC_BLOCK_UNMAP_FAILED },
+	{ "direct-map removal fails on the third block of a refill",
+	  &fail_unmapped_cache_direct_map, 2, UC_BLOCK_UNMAP_FAILED },
+	{ "virtual-space reservation fails",
+	  &fail_unmapped_cache_vspace, 0, UC_BLOCK_STAT_COUNT },
+};
+
+static void uc_fault_row_desc(const struct uc_fault_row *row, char *desc)
+{
+	strscpy(desc, row->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uc_fault_rows, uc_fault_rows, uc_fault_row_desc);
+
+/* Every page the block layer took is in a held block or went back. */
+static void uc_expect_blocks_balanced(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PAGES_IN) -
+			uc_block_stat(UC_BLOCK_PAGES_OUT),
+			uc_blocks_held() * (long)UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+/*
+ * A refill of four blocks (an 8 MiB chunk of an RW cache, more than any
+ * free range after a drain) meets the fault on its first or third block.
+ */
+static void faults_refill_fails_cleanly(struct kunit *test)
+{
+	const struct uc_fault_row *row = test->param_value;
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	const size_t size = 4 * UNMAPPED_CACHE_BLOCK_SIZE;
+	struct unmapped_cache_dm_counts before, after;
+	long held, failed = 0, refill_failed, in, taken;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	uc_drain();
+	held = uc_blocks_held();
+	if (row->counter != UC_BLOCK_STAT_COUNT)
+		failed = uc_block_stat(row->counter);
+	refill_failed = uc_arena_stat(arena, UC_ARENA_REFILL_FAILED);
+	in = uc_block_stat(UC_BLOCK_PAGES_IN);
+	arch_unmapped_cache_direct_map_counts(&before);
+
+	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, row->attr), 0);
+	/* should_fail() lets calls through while more than their size is left. */
+	if (row->space)
+		atomic_set(&row->attr->space,
+			   row->space * UNMAPPED_CACHE_BLOCK_SIZE + 1);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	if (p)
+		unmapped_cache_free(cache, p, size);
+	KUNIT_EXPECT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, atomic_read(&row->attr->times), 0);
+	/*
+	 * The fault hit where it was meant to: the blocks before it came
+	 * in (a failed direct-map removal had its block allocated too).
+	 */
+	taken = row->space + (row->attr == &fail_unmapped_cache_direct_map);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PAGES_IN) - in,
+			taken * (long)UNMAPPED_CACHE_BLOCK_PAGES);
+
+	/* A clean error: nothing taken, nothing half done. */
+	if (row->counter != UC_BLOCK_STAT_COUNT)
+		KUNIT_EXPECT_EQ(test, uc_block_stat(row->counter), failed + 1);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_REFILL_FAILED),
+			refill_failed + 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
+	uc_expect_blocks_balanced(test);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, false), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+	KUNIT_EXPECT_EQ(test, after.pmd, before.pmd);
+
+	/* The fault is gone: the same allocation works. */
+	uc_fault_disarm(row->attr);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	if (p) {
+		memset(p, 0x5a, size);
+		unmapped_cache_free(cache, p, size);
+	}
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
+	uc_expect_blocks_balanced(test);
+}
+
+/*
+ * No magazine can be had: every free of a single page falls back to the
+ * range tree (scrubbed there, NONE pages cleared one by one), the next
+ * owner still finds zeroes, and the magazines work again afterwards.
+ */
+static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
+{
+	struct unmapped_cache *a = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct unmapped_cache *b = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	unsigned long misses, hits;
+	struct page **pages;
+	int i, n;
+	u8 *v;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	pages = kunit_kcalloc(test, UC_TEST_SECRETS, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	/* No magazine left anywhere: every free needs a new one. */
+	uc_mag_drain();
+
+	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, &fail_unmapped_cache_magazine), 0);
+	atomic_set(&fail_unmapped_cache_magazine.times, -1);	/* every time */
+	for (n = 0; n < UC_TEST_SECRETS; n++) {
+		pages[n] = unmapped_cache_alloc_page(a, GFP_KERNEL);
+		if (!pages[n])
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+	v = n ? uc_test_vmap_pages(pages, n) : NULL;
+	if (v) {
+		memset(v, 0x5a, n * PAGE_SIZE);
+		vunmap(v);
+	}
+	misses = uc_mag_stat(arena, UC_MAG_FREE_MISS);
+	for (i = 0; i < n; i++)
+		unmapped_cache_free_page(a, pages[i]);
+	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_FREE_MISS), misses + n);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(a, false), 0);
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+
+	/* The next owner finds zeroes. */
+	for (n = 0; n < UC_TEST_SECRETS; n++) {
+		pages[n] = unmapped_cache_alloc_page(b, GFP_KERNEL);
+		if (!pages[n])
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+	v = n ? uc_test_vmap_pages(pages, n) : NULL;
+	KUNIT_EXPECT_TRUE(test, !n || v);
+	if (v) {
+		KUNIT_EXPECT_EQ(test, uc_test_nonzero_pages(v, n), 0);
+		vunmap(v);
+	}
+
+	/* The fault is gone: frees go into magazines again. */
+	uc_fault_disarm(&fail_unmapped_cache_magazine);
+	hits = uc_mag_stat(arena, UC_MAG_FREE_HIT);
+	for (i = 0; i < n; i++)
+		unmapped_cache_free_page(b, pages[i]);
+	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_FREE_HIT), hits + n);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(b, false), 0);
+	uc_drain();
+	uc_expect_blocks_balanced(test);
+}
+
+static struct kunit_case uc_faults_test_cases[] = {
+	KUNIT_CASE_PARAM(faults_refill_fails_cleanly, uc_fault_rows_gen_params),
+	KUNIT_CASE(faults_magazine_alloc_fails_cleanly),
+	{}
+};
+#else
+static void faults_need_fault_injection(struct kunit *test)
+{
+	kunit_skip(test, "requires CONFIG_UNMAPPED_CACHE_FAULT_INJECTION");
+}
+
+static struct kunit_case uc_faults_test_cases[] = {
+	KUNIT_CASE(faults_need_fault_injection),
+	{}
+};
+#endif
+
+static struct kunit_suite uc_faults_test_suite = {
+	.name = "unmapped_cache_faults",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
+	.test_cases = uc_faults_test_cases,
+};
+
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
-		  &uc_mag_test_suite, &uc_callers_test_suite);
+		  &uc_mag_test_suite, &uc_callers_test_suite,
+		  &uc_bad_input_test_suite, &uc_faults_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

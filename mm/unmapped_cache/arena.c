@@ -248,6 +248,8 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 	vspace = kzalloc(sizeof(*vspace), GFP_KERNEL);
 	if (!vspace)
 		goto err_free_node;
+	if (uc_should_fail_vspace(nr * UNMAPPED_CACHE_BLOCK_SIZE))
+		goto err_free_vspace;
 	vspace->area = get_vm_area_align(nr * UNMAPPED_CACHE_BLOCK_SIZE,
 					 max(align, UNMAPPED_CACHE_BLOCK_SIZE),
 					 VM_MAP | VM_NO_GUARD,
@@ -255,6 +257,8 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 					 arena->nid, __builtin_return_address(0));
 	if (!vspace->area)
 		goto err_free_vspace;
+	if (uc_kasan_shadow_alloc(vspace->area, nr * UNMAPPED_CACHE_BLOCK_SIZE))
+		goto err_free_area;
 	pages = kvmalloc_array(UNMAPPED_CACHE_BLOCK_PAGES, sizeof(*pages),
 			       GFP_KERNEL);
 	if (!pages)

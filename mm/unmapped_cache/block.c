@@ -250,3 +250,64 @@ struct uc_block *uc_block_lookup(unsigned long pfn)
 {
 	return xa_load(&uc_blocks, uc_block_index(pfn));
 }
+
+/*
+ * Classify one page's mapping in the module area against its arena's
+ * permission: never writable and executable, never writable when RO or
+ * ROX, never executable when RW.
+ */
+static void uc_verify_mapping(struct uc_verify *res, struct uc_arena *arena,
+			      unsigned long addr)
+{
+	struct unmapped_cache_entry e;
+
+	arch_unmapped_cache_lookup(addr, &e);
+	if (!e.present)
+		return;
+	if (e.writable && e.exec)
+		res->wx++;
+	if (e.writable && arena->perm != UNMAPPED_CACHE_RW)
+		res->ro_writable++;
+	if (e.exec && arena->perm == UNMAPPED_CACHE_RW)
+		res->rw_exec++;
+}
+
+/**
+ * uc_blocks_verify() - Check every block held against the invariants.
+ * @res: filled in with what was checked and what was wrong.
+ *
+ * No page of a block may have a present direct-map entry (the cache owns
+ * it, I1), and where a block is placed in the module area its mapping must
+ * keep W^X and the arena's permission (I4).  For debugfs and the tests.
+ * The xarray lock is held throughout, so no block is released meanwhile;
+ * a block that is being set up may not be mapped yet and counts only for
+ * the direct map.
+ *
+ * Context: Process context.
+ */
+void uc_blocks_verify(struct uc_verify *res)
+{
+	struct unmapped_cache_entry e;
+	struct uc_block *block;
+	struct uc_arena *arena;
+	unsigned long index, i;
+
+	memset(res, 0, sizeof(*res));
+	xa_lock(&uc_blocks);
+	xa_for_each(&uc_blocks, index, block) {
+		res->blocks++;
+		arena = READ_ONCE(block->owner);
+		for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
+			res->pages++;
+			arch_unmapped_cache_lookup(uc_block_addr(block) +
+						   i * PAGE_SIZE, &e);
+			if (e.present)
+				res->dm_present++;
+			if (arena && arena->perm != UNMAPPED_CACHE_NONE &&
+			    READ_ONCE(block->addr))
+				uc_verify_mapping(res, arena, block->addr +
+						  i * PAGE_SIZE);
+		}
+	}
+	xa_unlock(&uc_blocks);
+}

@@ -95,11 +95,25 @@ bool unmapped_cache_active(void)
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_vspace);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_magazine);
 
 bool unmapped_cache_should_fail_direct_map(void)
 {
 	return should_fail(&fail_unmapped_cache_direct_map,
 			   UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
+/* The fault points of the arenas and the magazines: true means "fail". */
+bool uc_should_fail_vspace(unsigned long size)
+{
+	return should_fail(&fail_unmapped_cache_vspace, size);
+}
+
+bool uc_should_fail_magazine(void)
+{
+	return should_fail(&fail_unmapped_cache_magazine,
+			   sizeof(struct uc_magazine));
 }
 
 static void __init uc_fault_debugfs_init(void)
@@ -108,6 +122,10 @@ static void __init uc_fault_debugfs_init(void)
 				  &fail_unmapped_cache_block);
 	fault_create_debugfs_attr("fail_unmapped_cache_direct_map", NULL,
 				  &fail_unmapped_cache_direct_map);
+	fault_create_debugfs_attr("fail_unmapped_cache_vspace", NULL,
+				  &fail_unmapped_cache_vspace);
+	fault_create_debugfs_attr("fail_unmapped_cache_magazine", NULL,
+				  &fail_unmapped_cache_magazine);
 }
 #else
 static inline void uc_fault_debugfs_init(void) { }

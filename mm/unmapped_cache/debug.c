@@ -140,6 +140,19 @@ static int blocks_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(blocks);
 
+/* Reading checks every block held against I1 and W^X (uc_blocks_verify()). */
+static int verify_show(struct seq_file *seq, void *v)
+{
+	struct uc_verify res;
+
+	uc_blocks_verify(&res);
+	seq_printf(seq, "blocks=%lu pages=%lu dm_present=%lu wx=%lu ro_writable=%lu rw_exec=%lu\n",
+		   res.blocks, res.pages, res.dm_present, res.wx,
+		   res.ro_writable, res.rw_exec);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(verify);
+
 /*
  * Population: writing N allocates N chunks in each of a NONE, a ROX and an
  * RW cache (single pages for NONE, 1 to 16 pages otherwise), writes a
@@ -485,6 +498,7 @@ void uc_debugfs_init(struct dentry *root)
 	char name[32];
 
 	debugfs_create_file("blocks", 0444, root, NULL, &blocks_fops);
+	debugfs_create_file("verify", 0444, root, NULL, &verify_fops);
 	debugfs_create_file_unsafe("exercise_blocks", 0200, root, NULL,
 				   &exercise_blocks_fops);
 	debugfs_create_file("arenas", 0444, root, NULL, &arenas_fops);

@@ -9,12 +9,14 @@
 
 #include <linux/atomic.h>
 #include <linux/fault-inject.h>
+#include <linux/kasan.h>
 #include <linux/list.h>
 #include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/unmapped_cache.h>
+#include <linux/vmalloc.h>
 
 #include "range.h"
 
@@ -86,6 +88,26 @@ static inline long uc_blocks_held(void)
 struct uc_block *uc_block_grab(int nid, int fill);
 int uc_block_release(struct uc_block *block);
 struct uc_block *uc_block_lookup(unsigned long pfn);
+
+/**
+ * struct uc_verify - What uc_blocks_verify() found.
+ * @blocks:      blocks held.
+ * @pages:       their pages.
+ * @dm_present:  pages with a present direct-map entry (must be 0).
+ * @wx:          module-area pages mapped writable and executable (0).
+ * @ro_writable: pages of RO and ROX blocks mapped writable (0).
+ * @rw_exec:     pages of RW blocks mapped executable (0).
+ */
+struct uc_verify {
+	unsigned long blocks;
+	unsigned long pages;
+	unsigned long dm_present;
+	unsigned long wx;
+	unsigned long ro_writable;
+	unsigned long rw_exec;
+};
+
+void uc_blocks_verify(struct uc_verify *res);
 
 static inline unsigned long uc_block_addr(const struct uc_block *block)
 {
@@ -264,6 +286,19 @@ struct uc_arena_info {
 	unsigned long largest_free;
 };
 
+/*
+ * KASAN without KASAN_VMALLOC has no shadow for the module area until
+ * whoever maps memory there allocates it, as execmem does; in the vmalloc
+ * area, and in every other configuration, there is nothing to do.
+ * free_vm_area() frees it again.
+ */
+static inline int uc_kasan_shadow_alloc(struct vm_struct *area, size_t size)
+{
+	if (is_vmalloc_addr(area->addr))
+		return 0;
+	return kasan_alloc_module_shadow(area->addr, size, GFP_KERNEL);
+}
+
 extern struct uc_arena *uc_arenas[UNMAPPED_CACHE_NR_PERMS][MAX_NUMNODES];
 /* Every arena, linked by uc_arena.node; set up at boot, never changed. */
 extern struct list_head uc_arena_list;
@@ -327,6 +362,13 @@ bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 extern struct fault_attr fail_unmapped_cache_block;
 extern struct fault_attr fail_unmapped_cache_direct_map;
+extern struct fault_attr fail_unmapped_cache_vspace;
+extern struct fault_attr fail_unmapped_cache_magazine;
+bool uc_should_fail_vspace(unsigned long size);
+bool uc_should_fail_magazine(void);
+#else
+static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
+static inline bool uc_should_fail_magazine(void) { return false; }
 #endif
 
 #ifdef CONFIG_UNMAPPED_CACHE_DEBUG

@@ -118,7 +118,11 @@ bool uc_round_owned_by(struct page *page, void *owner)
 
 static struct uc_magazine *uc_magazine_new(gfp_t gfp)
 {
-	struct uc_magazine *mag = kmalloc(sizeof(*mag), gfp);
+	struct uc_magazine *mag;
+
+	if (uc_should_fail_magazine())
+		return NULL;
+	mag = kmalloc(sizeof(*mag), gfp);
 
 	if (mag) {
 		mag->rounds = 0;

@@ -73,7 +73,10 @@ static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
  * The pages are zeroed and have no present direct-map entry.  The caller
  * may change the permissions of the mapping with the set_memory_*()
  * functions; none of those changes touches the direct map.  Free with
- * unmapped_cache_vunmap().
+ * unmapped_cache_vunmap().  As after __vmalloc_node_range(), a KASAN
+ * shadow for module-area memory is the caller's to allocate
+ * (kasan_alloc_module_shadow(), as execmem does); unmapped_cache_vunmap()
+ * frees it with the mapping.
  *
  * Context: Process context; may sleep.
  * Return: the start of the mapping, or NULL if the cache is disabled, has

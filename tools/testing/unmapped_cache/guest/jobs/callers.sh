@@ -20,13 +20,16 @@
 # Every figure line includes tlb=, the kernel TLB flushes that the
 # uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.workloads=a,b,... runs only those (default: all).
+# Environment (for the debug kernel's smaller run): UC_MODS (test modules
+# directory), UC_BPF_PROGS, UC_MODULE_LOOPS, UC_SECRET_PAGES (per process).
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
 . "$UC_DIR/jobs/lib.sh"
 
-mods=${UC_BIN%/bin}/modules
+mods=${UC_MODS:-${UC_BIN%/bin}/modules}
 loops=${UC_MODULE_LOOPS:-50}
+secret_pages=${UC_SECRET_PAGES:-2048}
 echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
      "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
 
@@ -46,7 +49,7 @@ secretmem() {
 	for round in 1 2; do
 		pids=
 		for p in 1 2 3 4; do
-			"$UC_BIN/secretmem_fault" 2048 & pids="$pids $!"
+			"$UC_BIN/secretmem_fault" "$secret_pages" & pids="$pids $!"
 		done
 		for p in $pids; do wait "$p" || return 1; done
 	done

@@ -46,9 +46,24 @@ uc_sampler() {
 	UC_SAMPLER=$!
 }
 
+# uc_verify NAME: with the cache on, check every block it holds (no page
+# with a present direct-map entry, W^X and the arena's permission in the
+# module area) and print
+#   UC-VERIFY name=NAME blocks=.. pages=.. dm_present=0 wx=0 ...
+# Fails if any of the counts after "pages" is not 0.
+uc_verify() {
+	[ -r /sys/kernel/debug/unmapped_cache/verify ] || return 0
+	v=$(cat /sys/kernel/debug/unmapped_cache/verify)
+	echo "UC-VERIFY name=$1 $v"
+	case "$v" in
+	*dm_present=0\ wx=0\ ro_writable=0\ rw_exec=0*) return 0 ;;
+	*) echo "uc_verify: $1: a cache page is mapped where it must not be"; return 1 ;;
+	esac
+}
+
 # uc_measure NAME CMD...: run CMD and print one line
 #   UC-FIG name=NAME rc=RC KEY=BEFORE:AFTER ...
-# that the host parses into its tables.
+# that the host parses into its tables; then uc_verify NAME.
 uc_measure() {
 	name=$1
 	shift
@@ -64,5 +79,6 @@ uc_measure() {
 		line="$line $k=${b#*=}:$a"
 	done
 	echo "$line"
+	uc_verify "$name" || rc=1
 	return $rc
 }

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# The debug kernel's job (KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST,
+# DEBUG_WX, CPA_DEBUG; needs --hostroot, and --kunit for the suites, which
+# run at boot before it).  It runs the callers' workloads at a reduced size
+# with the modules built for this kernel (each workload is followed by the
+# UC-VERIFY check of every block), then asks kmemleak for a scan and the
+# kernel for a W^X check of its page tables.  The host fails the run on any
+# splat in the console (devtools/splats.py) and on a bad UC- line.
+. "$UC_DIR/jobs/lib.sh"
+
+export UC_MODS=${UC_BIN%/bin}/modules-debug
+export UC_BPF_PROGS=${UC_BPF_PROGS:-100} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
+export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256}
+rc=0
+sh "$UC_DIR/jobs/callers.sh" || rc=1
+
+# kmemleak reports objects unreferenced for 5 s or more: scan twice.
+# Only leaks whose allocation trace passes through the cache are printed
+# (the console is checked for them); the others are counted.
+leaks=/sys/kernel/debug/kmemleak
+if [ -w $leaks ]; then
+	echo scan > $leaks
+	sleep 6
+	echo scan > $leaks
+	cat $leaks > /run/tmp/kmemleak
+	all=$(grep -c 'unreferenced object' /run/tmp/kmemleak)
+	awk '/^unreferenced object/ { if (rec ~ /unmapped_cache|uc_/) printf "%s", rec; rec = "" }
+	     { rec = rec $0 "\n" }
+	     END { if (rec ~ /unmapped_cache|uc_/) printf "%s", rec }' /run/tmp/kmemleak > /run/tmp/kmemleak.ours
+	ours=$(grep -c 'unreferenced object' /run/tmp/kmemleak.ours)
+	cat /run/tmp/kmemleak.ours
+	echo "UC-KMEMLEAK leaks=$all ours=$ours"
+	[ "$ours" -eq 0 ] || rc=1
+else
+	echo "UC-KMEMLEAK unavailable"
+	rc=1
+fi
+
+# The W^X check of the kernel page tables, after all the workloads.
+wx=$(cat /sys/kernel/debug/check_wx_pages 2>&1)
+echo "UC-WX $wx"
+[ "$wx" = SUCCESS ] || rc=1
+exit $rc
