@@ -213,7 +213,7 @@ soak=$(grep -ao 'UC-SOAK seconds=.*' "$log" | tr -d '\r')
 	fail "guest: soak (status $rc, ${soak:-no UC-SOAK line}, log: $log)"
 check "guest: soak has no splat" python3 "$UC_ROOT/devtools/splats.py" "$log"
 
-uc_log "debug kernel: KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_WX, CPA_DEBUG (log: $UC_CACHE/logs/build-debug.log)"
+uc_log "debug kernel: KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_WX (log: $UC_CACHE/logs/build-debug.log)"
 if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh" &&
 	UC_VARIANT=debug "$UC_ROOT/devtools/build-modules.sh"; then
 	pass "build: debug kernel and its test modules"
