@@ -1093,6 +1093,39 @@ static unsigned long uc_test_nonzero_pages(const u8 *buf, unsigned int nr)
 
 #define UC_TEST_SECRETS	(UC_MAG_ROUNDS * 2 + 7)
 
+#define UC_TEST_EXPECT_ZERO	BIT(0)	/* every page must read as zero */
+#define UC_TEST_WRITE_SECRET	BIT(1)	/* then fill them with 0x5a */
+
+/*
+ * Allocate UC_TEST_SECRETS pages of @cache into @pages (expecting all of
+ * them), look at them through a temporary mapping as @how says, and
+ * return how many were allocated.
+ */
+static int uc_test_take_pages(struct kunit *test, struct unmapped_cache *cache,
+			      struct page **pages, unsigned int how)
+{
+	int n;
+	u8 *v;
+
+	for (n = 0; n < UC_TEST_SECRETS; n++) {
+		pages[n] = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		if (!pages[n])
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+	v = n ? uc_test_vmap_pages(pages, n) : NULL;
+	KUNIT_EXPECT_TRUE(test, !n || v);
+	if (v) {
+		if (how & UC_TEST_EXPECT_ZERO)
+			KUNIT_EXPECT_EQ_MSG(test, uc_test_nonzero_pages(v, n), 0,
+					    "pages with a former owner's data");
+		if (how & UC_TEST_WRITE_SECRET)
+			memset(v, 0x5a, n * PAGE_SIZE);
+		vunmap(v);
+	}
+	return n;
+}
+
 /*
  * NONE pages are cleared when freed, a magazine at a time, and handed out
  * without clearing.  A pattern written by one owner must not be found by
@@ -1108,7 +1141,6 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 	struct page **pages;
 	unsigned long batches;
 	int round, i, n;
-	u8 *v;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -1118,19 +1150,8 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 
 	for (round = 0; round < 2; round++) {
 		/* Owner a writes its secret into every page and frees them. */
-		for (n = 0; n < UC_TEST_SECRETS; n++) {
-			pages[n] = unmapped_cache_alloc_page(a, GFP_KERNEL);
-			if (!pages[n])
-				break;
-		}
-		KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
-		v = n ? uc_test_vmap_pages(pages, n) : NULL;
-		KUNIT_EXPECT_TRUE(test, !n || v);
-		if (v) {
-			KUNIT_EXPECT_EQ(test, uc_test_nonzero_pages(v, n), 0);
-			memset(v, 0x5a, n * PAGE_SIZE);
-			vunmap(v);
-		}
+		n = uc_test_take_pages(test, a, pages,
+				       UC_TEST_EXPECT_ZERO | UC_TEST_WRITE_SECRET);
 		batches = uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES);
 		for (i = 0; i < n; i++)
 			unmapped_cache_free_page(a, pages[i]);
@@ -1141,20 +1162,7 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 			uc_mag_drain();
 
 		/* Owner b finds zeroes only. */
-		for (n = 0; n < UC_TEST_SECRETS; n++) {
-			pages[n] = unmapped_cache_alloc_page(b, GFP_KERNEL);
-			if (!pages[n])
-				break;
-		}
-		KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
-		v = n ? uc_test_vmap_pages(pages, n) : NULL;
-		KUNIT_EXPECT_TRUE(test, !n || v);
-		if (v) {
-			KUNIT_EXPECT_EQ_MSG(test, uc_test_nonzero_pages(v, n), 0,
-					    "round %d: pages with a former owner's data",
-					    round);
-			vunmap(v);
-		}
+		n = uc_test_take_pages(test, b, pages, UC_TEST_EXPECT_ZERO);
 		for (i = 0; i < n; i++)
 			unmapped_cache_free_page(b, pages[i]);
 	}
@@ -1961,7 +1969,6 @@ static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
 	unsigned long misses, hits;
 	struct page **pages;
 	int i, n;
-	u8 *v;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -1973,17 +1980,7 @@ static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, &fail_unmapped_cache_magazine), 0);
 	atomic_set(&fail_unmapped_cache_magazine.times, -1);	/* every time */
-	for (n = 0; n < UC_TEST_SECRETS; n++) {
-		pages[n] = unmapped_cache_alloc_page(a, GFP_KERNEL);
-		if (!pages[n])
-			break;
-	}
-	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
-	v = n ? uc_test_vmap_pages(pages, n) : NULL;
-	if (v) {
-		memset(v, 0x5a, n * PAGE_SIZE);
-		vunmap(v);
-	}
+	n = uc_test_take_pages(test, a, pages, UC_TEST_WRITE_SECRET);
 	misses = uc_mag_stat(arena, UC_MAG_FREE_MISS);
 	for (i = 0; i < n; i++)
 		unmapped_cache_free_page(a, pages[i]);
@@ -1993,18 +1990,7 @@ static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 
 	/* The next owner finds zeroes. */
-	for (n = 0; n < UC_TEST_SECRETS; n++) {
-		pages[n] = unmapped_cache_alloc_page(b, GFP_KERNEL);
-		if (!pages[n])
-			break;
-	}
-	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
-	v = n ? uc_test_vmap_pages(pages, n) : NULL;
-	KUNIT_EXPECT_TRUE(test, !n || v);
-	if (v) {
-		KUNIT_EXPECT_EQ(test, uc_test_nonzero_pages(v, n), 0);
-		vunmap(v);
-	}
+	n = uc_test_take_pages(test, b, pages, UC_TEST_EXPECT_ZERO);
 
 	/* The fault is gone: frees go into magazines again. */
 	uc_fault_disarm(&fail_unmapped_cache_magazine);
