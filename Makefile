@@ -11,11 +11,15 @@
 #   make series       the upstream patch series (git format-patch) in
 #                     $(UC_CACHE)/series; SERIES_CHECK=1 builds every step
 #
-# UC_CACHE (default ~/.cache/unmapped_cache) holds the unpacked source, the
-# build, ccache and guest files; set it to put them elsewhere.
+# UC_CACHE (default ~/.cache/unmapped_cache) holds what a run builds and
+# writes: the patched tree, the builds, guest files, logs and results.
+# UC_REUSE (default: UC_CACHE) holds what is safe to share between runs:
+# the unpacked pristine source and ccache.  .ci/run gives every CI run an
+# empty UC_CACHE.
 
 UC_CACHE ?= $(HOME)/.cache/unmapped_cache
-export UC_CACHE
+UC_REUSE ?= $(UC_CACHE)
+export UC_CACHE UC_REUSE
 
 .PHONY: all run check deps tree kernel kernel-path initramfs kunit series
 all: check

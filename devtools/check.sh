@@ -76,6 +76,13 @@ check "build: <linux/unmapped_cache.h> stubs compile with CONFIG_UNMAPPED_CACHE=
 	"$UC_ROOT/devtools/check-stubs.sh"
 "$UC_ROOT/devtools/mkinitramfs.sh" && pass "build: guest programs and initramfs" ||
 	{ fail "build: guest programs and initramfs"; finish; }
+# Every guest job that loads a module (bpftools, callers, soak, debug)
+# needs them: build them here, before the first such job.
+if "$UC_ROOT/devtools/build-modules.sh"; then
+	pass "build: test modules (log: $UC_CACHE/logs/modules.log)"
+else
+	fail "build: test modules (log: $UC_CACHE/logs/modules.log)"
+fi
 
 uc_log "KUnit in QEMU"
 "$UC_ROOT/devtools/qemu-run.sh" --timeout 600 kunit
@@ -126,11 +133,6 @@ for mode in off on; do
 done
 
 uc_log "callers: secretmem, BPF, modules, kprobes/ftrace with the cache on and off"
-if "$UC_ROOT/devtools/build-modules.sh"; then
-	pass "build: test modules (log: $UC_CACHE/logs/modules.log)"
-else
-	fail "build: test modules (log: $UC_CACHE/logs/modules.log)"
-fi
 # With the cache on: every workload and the functional checks.  Off (the
 # stock kernel): only the workloads whose figures are checked below, to
 # keep make check short; make run has all of them both ways.

@@ -1,24 +1,32 @@
 # shellcheck shell=bash
 # Shared settings of the devtools scripts.  Source it; do not run it.
 #
-# Everything that is not part of the repository lives under $UC_CACHE
-# (default ~/.cache/unmapped_cache), which every script and make target
-# accepts as an override:
+# Everything that is not part of the repository lives under two
+# directories.  $UC_REUSE holds the inputs that are safe to share between
+# runs, and only those:
 #
-#   $UC_CACHE/linux-source-6.12/  the Debian source, unpacked once, never edited
+#   $UC_REUSE/linux-source-6.12/  the Debian source, unpacked once, never edited
+#   $UC_REUSE/ccache/             ccache's cache
+#
+# $UC_CACHE holds the state of a run: everything built or written.  Both
+# default to ~/.cache/unmapped_cache, which every script and make target
+# accepts as an override; .ci/run gives each CI run an empty $UC_CACHE, so
+# that no check can pass on what an earlier run left behind:
+#
 #   $UC_CACHE/src/                a copy with patches/series applied and the
 #                                 repository's kernel files laid on top
 #   $UC_CACHE/build/              out-of-tree build (O=); the kernel image is
 #                                 $UC_CACHE/build/arch/x86/boot/bzImage
-#   $UC_CACHE/ccache/             ccache's cache
 #   $UC_CACHE/guest/              initramfs, guest programs, console logs
 
 set -o pipefail
 
 UC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UC_CACHE=${UC_CACHE:-$HOME/.cache/unmapped_cache}
+UC_REUSE=${UC_REUSE:-$UC_CACHE}
+export UC_CACHE UC_REUSE
 UC_TARBALL=${UC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-UC_PRISTINE=$UC_CACHE/linux-source-6.12
+UC_PRISTINE=$UC_REUSE/linux-source-6.12
 UC_SRC=$UC_CACHE/src
 # UC_VARIANT=debug selects the debug kernel (lockdep, DEBUG_VM, ...): its
 # own build directory and one more config fragment.
@@ -31,7 +39,7 @@ UC_GUEST=$UC_CACHE/guest
 UC_KERNEL=${UC_KERNEL:-$UC_OUT/arch/x86/boot/bzImage}
 UC_JOBS=${UC_JOBS:-$(nproc)}
 
-export CCACHE_DIR=${CCACHE_DIR:-$UC_CACHE/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-$UC_REUSE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Depend mode: on a miss, ccache hashes the -MMD output instead of running
 # the preprocessor a second time (a third of a cold build on 2 cores).

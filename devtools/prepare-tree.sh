@@ -18,12 +18,12 @@ mkdir -p "$UC_CACHE"
 stamp=$(stat -c '%s-%Y' "$UC_TARBALL")
 if [ "$(cat "$UC_PRISTINE/.uc-stamp" 2>/dev/null)" != "$stamp" ]; then
 	uc_log "unpacking $UC_TARBALL into $UC_PRISTINE"
-	rm -rf "$UC_PRISTINE" "$UC_SRC" "$UC_CACHE/unpack"
-	mkdir -p "$UC_CACHE/unpack"
-	tar -C "$UC_CACHE/unpack" -xf "$UC_TARBALL" ||
+	rm -rf "$UC_PRISTINE" "$UC_SRC" "$UC_REUSE/unpack"
+	mkdir -p "$UC_REUSE/unpack"
+	tar -C "$UC_REUSE/unpack" -xf "$UC_TARBALL" ||
 		uc_die "cannot unpack $UC_TARBALL"
-	mv "$UC_CACHE/unpack/linux-source-6.12" "$UC_PRISTINE"
-	rmdir "$UC_CACHE/unpack"
+	mv "$UC_REUSE/unpack/linux-source-6.12" "$UC_PRISTINE"
+	rmdir "$UC_REUSE/unpack"
 	echo "$stamp" > "$UC_PRISTINE/.uc-stamp"
 fi
 
