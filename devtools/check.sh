@@ -1,44 +1,98 @@
 #!/usr/bin/env bash
 # The test command (make check): host checks, kernel build, lint of the
-# kernel files, KUnit in QEMU, and guest jobs.  Every check prints PASS or
-# FAIL; the last line is "N passed, N failed" and the exit status is non-zero
-# if anything failed.  Logs are under $UC_CACHE/logs and $UC_CACHE/guest/logs.
+# kernel files, KUnit in QEMU, and guest jobs.
+#
+# Two kinds of result are counted apart:
+#   - build and lint steps (a patch applies, a build, checkpatch,
+#     kernel-doc, W=1/sparse, README figures): "BUILD PASS/FAIL", summed on
+#     the line "build and lint: N passed, N failed";
+#   - behavioural checks (the range-tree harness, each KUnit case of each
+#     kernel, each property a guest job checks): "PASS/FAIL", summed on the
+#     last line, "N passed, N failed".
+# The exit status is non-zero if anything of either kind failed.
+#
+# Every guest boot is followed by a scan of its whole console log
+# (devtools/splats.py): a log that is empty or ends before the job's
+# result line, or any splat but the bad-input cases' own warnings, fails.
+#
+# Randomness: UC_SEED (default: random, printed first) seeds the range-tree
+# harness and the guests' workloads (uc.seed=, unmapped_cache_kunit.seed=);
+# "UC_SEED=N make check" replays a run.
+#
+# Logs are under $UC_CACHE/logs and $UC_CACHE/guest/logs.
 . "$(dirname "$0")/common.sh"
 
-passed=0 failed=0
+passed=0 failed=0 bpassed=0 bfailed=0
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
 fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
-# check NAME CMD...: run CMD quietly, PASS/FAIL as it exits.
-check() {
-	local name=$1 out
-	shift
+bpass() { bpassed=$((bpassed + 1)); printf 'BUILD PASS %s\n' "$*"; }
+bfail() { bfailed=$((bfailed + 1)); printf 'BUILD FAIL %s\n' "$*"; }
+# run_quiet RESULT_FN_PASS RESULT_FN_FAIL NAME CMD...: run CMD quietly,
+# report through the given functions; on failure show its last lines.
+run_quiet() {
+	local okf=$1 badf=$2 name=$3 out
+	shift 3
 	if out=$("$@" 2>&1); then
-		pass "$name"
+		$okf "$name"
 	else
-		fail "$name"
+		$badf "$name"
 		printf '%s\n' "$out" | tail -n 30 | sed 's/^/    /'
 	fi
 }
+# check NAME CMD...: a behavioural check; lint NAME CMD...: a build or lint step.
+check() { run_quiet pass fail "$@"; }
+lint() { run_quiet bpass bfail "$@"; }
+
+# The KUnit cases every KUnit boot must report, one "suite.case[.param]"
+# per line: a case that disappears, or appears without being listed,
+# fails.
+UC_KUNIT_MANIFEST=$UC_ROOT/tools/testing/unmapped_cache/kunit.manifest
+
 # kunit_results LABEL LOG: one PASS/FAIL per KUnit case of a console log,
-# and a FAIL if the output is incomplete (a crash) or has no case at all.
+# a FAIL per case missing from it or not in the manifest, and a FAIL if the
+# output is incomplete (a crash) or has no case at all.
 kunit_results() {
 	local label=$1 log=$2 status name
 	while read -r status name; do
 		case "$status" in
 		PASS) pass "$label: $name" ;;
 		FAIL|SKIP|INCOMPLETE) fail "$label: $status $name" ;;
+		MISSING) fail "$label: $name: in the manifest, not in the output" ;;
+		UNLISTED) fail "$label: $name: ran, but is not in $UC_KUNIT_MANIFEST" ;;
 		esac
-	done < <(python3 "$UC_ROOT/devtools/ktap.py" "$log")
-	python3 "$UC_ROOT/devtools/ktap.py" "$log" >/dev/null ||
+	done < <(python3 "$UC_ROOT/devtools/ktap.py" --manifest "$UC_KUNIT_MANIFEST" "$log")
+	python3 "$UC_ROOT/devtools/ktap.py" --manifest "$UC_KUNIT_MANIFEST" "$log" >/dev/null ||
 		fail "$label: summary (see $log)"
 }
 # KUnit cases that call the cache with bad arguments on purpose: the
-# cache's own WARN_ON_ONCE()s are expected there and nowhere else.
+# cache's own WARN_ON_ONCE()s are expected there and nowhere else, and
+# each of them must have produced at least one (splats.py).
 UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,callers_release_page_waits_for_last_reference,bad_input_is_refused
+
+# splat_scan LABEL LOG [splats.py options]: the console log is complete
+# (the job printed its result) and has no splat but the expected ones.
+splat_scan() {
+	local label=$1 log=$2
+	shift 2
+	check "$label: complete console log, no splat" \
+		python3 "$UC_ROOT/devtools/splats.py" --complete "$@" "$log"
+}
+
+# guest LABEL LOG [qemu-run.sh options] JOB: boot a job; sets job_rc.
+guest() {
+	local label=$1 log=$2
+	shift 2
+	uc_log "$label"
+	"$UC_ROOT/devtools/qemu-run.sh" --log "$log" "$@"
+	job_rc=$?
+}
+
 finish() {
 	echo "wall time: $(( $(date +%s) - t0 ))s"
+	echo "seed: UC_SEED=$UC_SEED"
+	echo "build and lint: $bpassed passed, $bfailed failed"
 	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	[ "$failed" -eq 0 ] && [ "$bfailed" -eq 0 ]
 	exit
 }
 t0=$(date +%s)
@@ -46,69 +100,75 @@ mkdir -p "$UC_CACHE/logs"
 # Section headers carry the minutes since the start, to see where the time goes.
 uc_log() { printf '==> [%d min] %s\n' $(( ($(date +%s) - t0) / 60 )) "$*" >&2; }
 
+UC_SEED=${UC_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+export UC_SEED
+echo "seed: UC_SEED=$UC_SEED (replay: UC_SEED=$UC_SEED make check)"
+echo "state: UC_CACHE=$UC_CACHE, reused: UC_REUSE=$UC_REUSE"
+
 uc_log "dependencies"
-"$UC_ROOT/devtools/deps.sh" || { fail "install dependencies"; finish; }
+"$UC_ROOT/devtools/deps.sh" || { bfail "install dependencies"; finish; }
 
 uc_log "host checks"
-check "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
-"$UC_ROOT/devtools/prepare-tree.sh" || { fail "prepare the patched tree"; finish; }
-pass "host: patches apply to linux-source-6.12 and the tree is laid out"
-check "host: range tree harness (1.2M random ops vs a model, ASan+UBSan)" \
-	make -s -C "$UC_ROOT/tools/testing/unmapped_cache" run
+lint "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
+"$UC_ROOT/devtools/prepare-tree.sh" || { bfail "prepare the patched tree"; finish; }
+bpass "host: patches apply to linux-source-6.12 and the tree is laid out"
+check "host: range tree harness (1.2M random ops vs a model, ASan+UBSan, seed $UC_SEED)" \
+	make -s -C "$UC_ROOT/tools/testing/unmapped_cache" run SEED="$UC_SEED"
 while read -r f; do
-	check "checkpatch --strict: $f" "$UC_ROOT/devtools/checkpatch.sh" "$f"
+	lint "checkpatch --strict: $f" "$UC_ROOT/devtools/checkpatch.sh" "$f"
 done < <("$UC_ROOT/devtools/checkpatch.sh" --list)
-check "kernel-doc -none -Wall: no warning in the project's kernel files, every kernel-doc directive of the rst resolves" \
+lint "kernel-doc -none -Wall: no warning in the project's kernel files, every kernel-doc directive of the rst resolves" \
 	"$UC_ROOT/devtools/kerneldoc.sh"
+lint "README: its figures are those of the committed make run report" \
+	python3 "$UC_ROOT/devtools/readme-figures.py" --check
 
 uc_log "kernel build"
 if "$UC_ROOT/devtools/build-kernel.sh"; then
-	pass "build: bzImage"
+	bpass "build: bzImage"
 else
-	fail "build: bzImage (log: $UC_CACHE/logs/build.log)"
+	bfail "build: bzImage (log: $UC_CACHE/logs/build.log)"
 	finish
 fi
-check "build: W=1 and sparse (C=2) clean on the project's kernel files" \
+lint "build: W=1 and sparse (C=2) clean on the project's kernel files" \
 	"$UC_ROOT/devtools/lint-build.sh"
-check "build: W=1 and sparse (C=1) add no warning on the lines the series changes in existing files" \
+lint "build: W=1 and sparse (C=1) add no warning on the lines the series changes in existing files" \
 	"$UC_ROOT/devtools/lint-patched.sh"
-check "build: <linux/unmapped_cache.h> stubs compile with CONFIG_UNMAPPED_CACHE=n" \
+lint "build: <linux/unmapped_cache.h> stubs compile with CONFIG_UNMAPPED_CACHE=n" \
 	"$UC_ROOT/devtools/check-stubs.sh"
-"$UC_ROOT/devtools/mkinitramfs.sh" && pass "build: guest programs and initramfs" ||
-	{ fail "build: guest programs and initramfs"; finish; }
+"$UC_ROOT/devtools/mkinitramfs.sh" && bpass "build: guest programs and initramfs" ||
+	{ bfail "build: guest programs and initramfs"; finish; }
 # Every guest job that loads a module (bpftools, callers, soak, debug)
 # needs them: build them here, before the first such job.
 if "$UC_ROOT/devtools/build-modules.sh"; then
-	pass "build: test modules (log: $UC_CACHE/logs/modules.log)"
+	bpass "build: test modules (log: $UC_CACHE/logs/modules.log)"
 else
-	fail "build: test modules (log: $UC_CACHE/logs/modules.log)"
+	bfail "build: test modules (log: $UC_CACHE/logs/modules.log)"
 fi
 
-uc_log "KUnit in QEMU"
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 kunit
-rc=$?
-[ $rc -eq 0 ] && pass "guest: KUnit boot reached user space" ||
-	fail "guest: KUnit boot (status $rc, log: $UC_GUEST/logs/kunit.log)"
-kunit_results kunit "$UC_GUEST/logs/kunit.log"
-check "guest: KUnit boot has no splat but the bad-input cases' own warnings" \
-	python3 "$UC_ROOT/devtools/splats.py" --expect-warnings "$UC_WARNING_CASES" \
-	"$UC_GUEST/logs/kunit.log"
+log=$UC_GUEST/logs/kunit.log
+guest "KUnit in QEMU" "$log" --timeout 600 kunit
+[ $job_rc -eq 0 ] && pass "guest: KUnit boot reached user space" ||
+	fail "guest: KUnit boot (status $job_rc, log: $log)"
+kunit_results kunit "$log"
+splat_scan "guest: KUnit boot" "$log" --expect-warnings "$UC_WARNING_CASES" \
+	--require-warnings "$UC_WARNING_CASES"
 
-uc_log "guest jobs"
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 blocks
-rc=$?
 log=$UC_GUEST/logs/blocks.log
-[ $rc -eq 0 ] && pass "guest: blocks job" || fail "guest: blocks job (status $rc, log: $log)"
+guest "blocks job" "$log" --timeout 600 blocks
+[ $job_rc -eq 0 ] && pass "guest: blocks job" || fail "guest: blocks job (status $job_rc, log: $log)"
 check "guest: 64 blocks out of the direct map and back cause 0 level-2 splits" \
 	python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:l2=0' "$log"
 check "guest: those 64 blocks grow DirectMap4k by 0 kB" \
 	python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:dm4k=0' "$log"
+splat_scan "guest: blocks job" "$log"
 
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 600 pressure
-rc=$?
+# The periodic reaper is off (interval 0) until the job turns it on for
+# its last part, so that only the shrinker can have returned the blocks
+# under pressure.
 log=$UC_GUEST/logs/pressure.log
-[ $rc -eq 0 ] && pass "guest: pressure job" || fail "guest: pressure job (status $rc, log: $log)"
-check "guest: under memory pressure the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
+guest "pressure job" "$log" --timeout 600 --append unmapped_cache.reap_interval_ms=0 pressure
+[ $job_rc -eq 0 ] && pass "guest: pressure job" || fail "guest: pressure job (status $job_rc, log: $log)"
+check "guest: under memory pressure, with the reaper off, the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
 	python3 "$UC_ROOT/devtools/check-pressure.py" "$log"
 reaper=$(grep -ao 'UC-REAPER .*' "$log" | tr -d '\r')
 if echo "$reaper" | grep -q 'max_blocks_after_population=\([2-9]\|[1-9][0-9]\+\) max_blocks_after_idle=[01] '; then
@@ -116,7 +176,7 @@ if echo "$reaper" | grep -q 'max_blocks_after_population=\([2-9]\|[1-9][0-9]\+\)
 else
 	fail "guest: periodic reaper (${reaper:-no UC-REAPER line}, log: $log)"
 fi
-
+splat_scan "guest: pressure job" "$log"
 
 # The shipped bpftrace scripts (tools/mm/unmapped_cache) around real
 # workloads, with the cache off and on (jobs/bpftools.sh says what each
@@ -125,14 +185,13 @@ for mode in off on; do
 	log=$UC_GUEST/logs/bpftools-$mode.log
 	args=()
 	[ $mode = off ] && args=(--append unmapped_cache=off)
-	"$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --hostroot --log "$log" "${args[@]}" bpftools
-	rc=$?
+	guest "bpftrace scripts, cache $mode" "$log" --timeout 900 --hostroot "${args[@]}" bpftools
 	detail=$(grep -ao 'UC-BT .*' "$log" | tr -d '\r' | paste -sd ';' -)
-	[ $rc -eq 0 ] && pass "guest: bpftrace scripts, cache $mode (${detail:-no UC-BT lines})" ||
-		fail "guest: bpftrace scripts, cache $mode (status $rc, log: $log)"
+	[ $job_rc -eq 0 ] && pass "guest: bpftrace scripts, cache $mode (${detail:-no UC-BT lines})" ||
+		fail "guest: bpftrace scripts, cache $mode (status $job_rc, log: $log)"
+	splat_scan "guest: bpftrace scripts, cache $mode" "$log"
 done
 
-uc_log "callers: secretmem, BPF, modules, kprobes/ftrace with the cache on and off"
 # With the cache on: every workload and the functional checks.  Off (the
 # stock kernel): only the workloads whose figures are checked below, to
 # keep make check short; make run has all of them both ways.
@@ -140,10 +199,11 @@ for mode in on off; do
 	log=$UC_GUEST/logs/callers-$mode.log
 	args=()
 	[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem)
-	"$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --hostroot --log "$log" "${args[@]}" callers
-	rc=$?
-	[ $rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
-		fail "guest: callers job, cache $mode (status $rc, log: $log)"
+	guest "callers: secretmem, BPF, modules, kprobes/ftrace, cache $mode" "$log" \
+		--timeout 1200 --hostroot "${args[@]}" callers
+	[ $job_rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
+		fail "guest: callers job, cache $mode (status $job_rc, log: $log)"
+	splat_scan "guest: callers job, cache $mode" "$log"
 	[ $mode = on ] || continue
 	if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0" "$log"; then
 		pass "guest: /proc/kcore read with secret pages and a cache-backed module live, secret not found, cache $mode ($(grep -ao 'UC-KCORE.*' "$log" | tr -d '\r'))"
@@ -207,35 +267,32 @@ done
 
 # Everything at once on 4 vCPUs with a memory hog and forced drains.
 log=$UC_GUEST/logs/soak.log
-"$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --smp 4 --hostroot --log "$log" \
-	--append uc.soak=120 soak
-rc=$?
+guest "soak" "$log" --timeout 900 --smp 4 --hostroot --append uc.soak=120 soak
 soak=$(grep -ao 'UC-SOAK seconds=.*' "$log" | tr -d '\r')
-[ $rc -eq 0 ] && pass "guest: soak, all workloads at once with a hog and drains for 120 s on 4 vCPUs: no error, no split, nothing left but live chunks (${soak#UC-SOAK })" ||
-	fail "guest: soak (status $rc, ${soak:-no UC-SOAK line}, log: $log)"
-check "guest: soak has no splat" python3 "$UC_ROOT/devtools/splats.py" "$log"
+[ $job_rc -eq 0 ] && pass "guest: soak, all workloads at once with a hog and drains for 120 s on 4 vCPUs: no error, no split, nothing left but live chunks (${soak#UC-SOAK })" ||
+	fail "guest: soak (status $job_rc, ${soak:-no UC-SOAK line}, log: $log)"
+splat_scan "guest: soak" "$log"
 
 uc_log "debug kernel: KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_WX (log: $UC_CACHE/logs/build-debug.log)"
 if UC_VARIANT=debug "$UC_ROOT/devtools/build-kernel.sh" &&
 	UC_VARIANT=debug "$UC_ROOT/devtools/build-modules.sh"; then
-	pass "build: debug kernel and its test modules"
+	bpass "build: debug kernel and its test modules"
 	log=$UC_GUEST/logs/debug.log
 	# Every KUnit suite at boot on 4 vCPUs, then the callers' workloads
 	# at a reduced size, kmemleak and the W^X check (jobs/debug.sh).
 	# no5lvl: with the emulated CPU's 5-level paging, KASAN once reported
 	# a wild access in an interrupt during identify_cpu(), long before
 	# this code runs; 4-level paging keeps that out of the verdict.
-	UC_VARIANT=debug "$UC_ROOT/devtools/qemu-run.sh" --timeout 2400 --log "$log" \
+	UC_VARIANT=debug guest "debug kernel: KUnit and workloads" "$log" --timeout 2400 \
 		--kunit --smp 4 --hostroot --append no5lvl \
 		--append uc.workloads=bpf,secretmem,modules debug
-	rc=$?
-	[ $rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
-		fail "debug guest: job (status $rc, log: $log)"
+	[ $job_rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
+		fail "debug guest: job (status $job_rc, log: $log)"
 	kunit_results "kunit (debug kernel)" "$log"
-	check "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings)" \
-		python3 "$UC_ROOT/devtools/splats.py" --expect-warnings "$UC_WARNING_CASES" "$log"
+	splat_scan "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings)" \
+		"$log" --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 else
-	fail "build: debug kernel (log: $UC_CACHE/logs/build-debug.log)"
+	bfail "build: debug kernel (log: $UC_CACHE/logs/build-debug.log)"
 fi
 
 finish

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Parse the KTAP output of KUnit from a guest console log.
 
-Usage: ktap.py LOG
+Usage: ktap.py [--manifest FILE] LOG
 
 Prints one line per test case (leaf result), "PASS", "FAIL" or "SKIP"
 followed by suite.case (parameterised cases as suite.case.param), then a
 summary.  Exits 1 if any case failed or was skipped, if no case ran, or if
 the output is incomplete (a plan announced more results than were printed,
 as when the kernel crashed in the middle of a suite).
+
+With --manifest FILE (one "suite.case[.param]" per line; "#" starts a
+comment), also prints "MISSING name" for each listed case the log does
+not report and "UNLISTED name" for each reported case the file does not
+list, and exits 1 if there is any: a case that disappears or is renamed
+fails until the manifest changes with it.
 """
 import re
 import sys
@@ -81,21 +87,50 @@ def parse(lines):
     return cases, problems
 
 
+def read_manifest(path):
+    names = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                names.append(line)
+    return names
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    manifest = None
+    if len(args) == 3 and args[0] == "--manifest":
+        manifest = read_manifest(args[1])
+        args = args[2:]
+    if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    with open(sys.argv[1], errors="replace") as f:
+    with open(args[0], errors="replace") as f:
         cases, problems = parse(f)
     for status, name in cases:
         print("%s %s" % (status, name))
     for p in problems:
         print("INCOMPLETE %s" % p)
+    drift = 0
+    if manifest is not None:
+        seen = set(name for _, name in cases)
+        listed = set(manifest)
+        for name in manifest:
+            if name not in seen:
+                print("MISSING %s" % name)
+                drift += 1
+        for _, name in cases:
+            if name not in listed:
+                print("UNLISTED %s" % name)
+                drift += 1
     counts = {s: sum(1 for c in cases if c[0] == s) for s in ("PASS", "FAIL", "SKIP")}
     print("kunit: %d passed, %d failed, %d skipped%s" % (
         counts["PASS"], counts["FAIL"], counts["SKIP"],
         ", output incomplete" if problems else ""))
-    bad = counts["FAIL"] or counts["SKIP"] or problems or not cases
+    if manifest is not None:
+        print("manifest: %d cases listed, %d missing or unlisted" % (len(manifest), drift))
+    bad = counts["FAIL"] or counts["SKIP"] or problems or not cases or drift
     return 1 if bad else 0
 
 

@@ -18,6 +18,8 @@
 # Exit status: the job's exit status as printed by the guest's init
 # ("UC-RESULT rc=N"); 124 on timeout; 125 if the guest died without a result
 # (panic, crash).  KUnit runs only with JOB=kunit or --kunit.
+# Environment: UC_SEED (a number) is passed to the guest as uc.seed= and
+# unmapped_cache_kunit.seed=.
 . "$(dirname "$0")/common.sh"
 
 # One TCG thread for all vCPUs: with a thread per vCPU (the default) a guest
@@ -50,6 +52,9 @@ mkdir -p "$UC_GUEST/logs"
 [ -n "$log" ] || log=$UC_GUEST/logs/$job.log
 
 cmdline="console=ttyS0 panic=-1 uc.job=$job"
+# UC_SEED (make check sets it) seeds the guest's workloads and the KUnit
+# suites, so that a run can be replayed.
+[ -n "$UC_SEED" ] && cmdline="$cmdline uc.seed=$UC_SEED unmapped_cache_kunit.seed=$UC_SEED"
 if [ "$job" = kunit ] || [ $kunit -eq 1 ]; then
 	# The magazine stress test wants a kthread on each of 4 CPUs.
 	[ "$smp_set" = 1 ] || smp=4

@@ -4,7 +4,8 @@
 Usage: report.py OUTDIR LOG...
 
 Each LOG is the console log of one callers job, named run-MEM-MODE.log
-(MEM fresh or scattered, MODE off or on).  Prints, per MEM, a side-by-side
+(MEM fresh or scattered, MODE off or on), or of the bench job, named
+run-bench.log.  Prints, per MEM, a side-by-side
 table of the off and on runs (per workload: level-2 and level-3 splits,
 DirectMap4k growth, kernel TLB flushes, memory the cache holds after it,
 run-time ratio on/off) and writes to OUTDIR:
@@ -14,7 +15,15 @@ run-time ratio on/off) and writes to OUTDIR:
                 workloads, off against on (needs python3-matplotlib)
 
 The figures come from the guest's UC-FIG lines (deltas over a workload)
-and UC-TS lines (a sample every 2 s); see jobs/lib.sh.
+and UC-TS lines (a sample every 2 s); see jobs/lib.sh.  The bench table
+comes from its UC-BENCH lines (jobs/bench.sh): the median of the samples
+of each path, their spread, and the ratio to the page allocator's pair.
+
+Every table of report.md sits between "<!-- figures:NAME -->" and
+"<!-- /figures:NAME -->" lines: README.md carries copies of those blocks,
+which devtools/readme-figures.py checks (make check) and updates (make
+run).  UC_RUN_COMMIT and UC_RUN_DATE (set by run.sh) name the commit and
+the date the run was made from.
 """
 import os
 import re
@@ -180,12 +189,51 @@ def plot(runs, path):
     return None
 
 
+def read_bench(path):
+    """{path name: [ns, ...]} from the UC-BENCH lines of a bench log."""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"UC-BENCH sample=\d+ (.+): (\d+) ns", line)
+            if m:
+                out.setdefault(m[1].strip(), []).append(int(m[2]))
+    return out
+
+
+BENCH_BASE = "alloc_page/__free_page"
+
+
+def bench_rows(bench):
+    """Rows: path, median ns, min-max, ratio of medians to the base path."""
+    def median(v):
+        v = sorted(v)
+        n = len(v)
+        return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    base = median(bench[BENCH_BASE]) if BENCH_BASE in bench else None
+    rows = []
+    for name, v in bench.items():
+        med = median(v)
+        rows.append([name, "%d" % med, "%d-%d" % (min(v), max(v)),
+                     "%.2f" % (med / base) if base else "-"])
+    return rows
+
+
+BENCH_HEAD = ["single-page alloc+free pair", "median ns", "min-max ns",
+              "x alloc_page pair"]
+
+
+def block(name, lines):
+    return ["<!-- figures:%s -->" % name] + lines + ["<!-- /figures:%s -->" % name]
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
     outdir, logs = sys.argv[1], sys.argv[2:]
     runs = runs_of(logs)
+    bench_logs = [p for p in logs if p.endswith("run-bench.log")]
+    bench = read_bench(bench_logs[0]) if bench_logs else {}
     if not runs:
         print("no run-{fresh,scattered}-{off,on}.log among %s" % " ".join(logs))
         return 1
@@ -195,6 +243,13 @@ def main():
           "paths) and without it, under QEMU TCG. Figures are deltas over "
           "each workload; times under TCG are not real, so only the ratio "
           "of the two runs is given.", ""]
+    commit = os.environ.get("UC_RUN_COMMIT", "unknown commit")
+    date = os.environ.get("UC_RUN_DATE", "unknown date")
+    md += block("meta", ["`make run` of %s, commit %s: %d boots of the "
+                         "callers job%s (QEMU TCG, 2 vCPUs, 2 GiB)."
+                         % (date, commit, len(runs),
+                            " and one of the bench job" if bench else "")])
+    md += [""]
     bad = []
     for mem in ("fresh", "scattered"):
         rows = side_by_side(runs, mem)
@@ -202,12 +257,29 @@ def main():
             continue
         print("\n== %s memory: off | on ==" % mem)
         print(text_table(rows))
-        md += ["## %s memory" % mem.capitalize(), "", md_table(rows), ""]
+        md += ["## %s memory" % mem.capitalize(), ""]
+        md += block(mem, md_table(rows).split("\n"))
+        md += [""]
         for mode in ("off", "on"):
             if (mem, mode) in runs:
                 figs = runs[(mem, mode)][0]
                 bad += ["%s-%s %s" % (mem, mode, f["name"])
                         for f in figs.values() if f["rc"] != 0]
+    if bench:
+        rows = bench_rows(bench)
+        nsamples = max(len(v) for v in bench.values())
+        print("\n== single-page alloc+free, %d samples in one boot ==" % nsamples)
+        widths = [max(len(r[i]) for r in rows + [BENCH_HEAD]) for i in range(4)]
+        for r in [BENCH_HEAD] + rows:
+            print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        md += ["## Single-page alloc+free (debugfs bench)", ""]
+        md += block("bench", [
+            "| " + " | ".join(BENCH_HEAD) + " |", "|" + "---|" * 4] +
+            ["| " + " | ".join(r) + " |" for r in rows] +
+            ["", "%d samples of 2000 pairs each, after a warm-up, one boot "
+             "(`devtools/qemu-run.sh bench`); TCG, so only the ratios "
+             "mean anything." % nsamples])
+        md += [""]
     err = plot(runs, os.path.join(outdir, "timeline.png"))
     md += ["![DirectMap4k and level-2 splits along the workloads]"
            "(timeline.png)", "",
@@ -228,7 +300,7 @@ def main():
            "Kernel TLB flushes: broadcast flushes of kernel mappings, "
            "counted by the uc_tlbcount test module.",
            "",
-           "Console logs: " + ", ".join("`%s`" % runs[k][2]
+           "Console logs: " + ", ".join("`%s`" % os.path.basename(runs[k][2])
                                         for k in sorted(runs)), ""]
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write("\n".join(md))

@@ -4,8 +4,15 @@
 # guest whose free memory was scattered first, run the callers' workloads
 # in each (tools/testing/unmapped_cache/guest/jobs/callers.sh), print
 # their figures side by side, and write a plot and a Markdown report to
-# $UC_CACHE/results/run-DATE/ (devtools/report.py).  Console logs:
+# $UC_CACHE/results/run-DATE/ (devtools/report.py).  A fifth boot runs the
+# single-page microbenchmark (jobs/bench.sh).  Console logs:
 # $UC_GUEST/logs/run-*.log.
+#
+# The report is also copied to reports/make-run.md (and its plot to
+# reports/timeline.png) in the repository, with the date and the commit it
+# was made from, and README.md's figures blocks are updated from it
+# (devtools/readme-figures.py): commit them together.  make check fails
+# while README.md's figures differ from the committed report.
 . "$(dirname "$0")/common.sh"
 
 step() { printf '[%s] %s\n' "$1" "$2"; }
@@ -45,7 +52,18 @@ for mem in fresh scattered; do
 	done
 done
 
+log=$UC_GUEST/logs/run-bench.log
+step 4/5 "booting once more for the single-page microbenchmark (5 samples, ~2 min)"
+"$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --log "$log" bench >/dev/null ||
+	{ echo "the bench job failed; console log: $log" >&2; exit 1; }
+logs+=("$log")
+
 step 5/5 "comparison (deltas over each workload; log: off | on)"
+UC_RUN_DATE=$(date -u +%F)
+UC_RUN_COMMIT=$(git -C "$UC_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$UC_ROOT" status --porcelain -- . ':!reports' ':!README.md' 2>/dev/null)" ] ||
+	UC_RUN_COMMIT="$UC_RUN_COMMIT with uncommitted changes"
+export UC_RUN_DATE UC_RUN_COMMIT
 out=$UC_CACHE/results/run-$(date +%Y%m%d-%H%M%S)
 # Debian's python3 has python3-matplotlib for the plot (deps.sh).
 py=/usr/bin/python3
@@ -53,6 +71,12 @@ py=/usr/bin/python3
 "$py" "$UC_ROOT/devtools/report.py" "$out" "${logs[@]}"
 rc=$?
 ln -sfn "$out" "$UC_CACHE/results/latest"
+if [ $rc -eq 0 ]; then
+	mkdir -p "$UC_ROOT/reports"
+	cp "$out/report.md" "$UC_ROOT/reports/make-run.md"
+	[ -f "$out/timeline.png" ] && cp "$out/timeline.png" "$UC_ROOT/reports/timeline.png"
+	"$py" "$UC_ROOT/devtools/readme-figures.py" --update
+fi
 for log in "${logs[@]}"; do
 	grep -ah "UC-BPF \|UC-KPROBES\|UC-KCORE\|test_bpf: Summary" "$log" |
 		sed "s/^\[[^]]*\] //; s/^/  $(basename "$log" .log | sed 's/^run-//'): /" |
@@ -73,4 +97,5 @@ cat <<'TXT'
 TXT
 echo
 echo "results in $out (also $UC_CACHE/results/latest)"
+[ $rc -eq 0 ] && echo "reports/make-run.md and README.md updated: commit them together"
 exit $rc

@@ -72,4 +72,25 @@ L
 expect nothing 1 "kunit: 0 passed, 0 failed, 0 skipped, output incomplete" <<'L'
 Linux version 6.12
 L
+
+# The manifest: a listed case that did not run and a case that ran but is
+# not listed both fail, each on its own line.
+printf '%s\n' '# comment' s.a s.c > "$tmp/manifest"
+printf '%s\n' 'KTAP version 1' '1..1' '    # Subtest: s' '    1..2' \
+	'    ok 1 a' '    ok 2 b' 'ok 1 s' > "$tmp/drift"
+out=$(python3 "$ktap" --manifest "$tmp/manifest" "$tmp/drift")
+rc=$?
+want="PASS s.a
+PASS s.b
+MISSING s.c
+UNLISTED s.b
+kunit: 2 passed, 0 failed, 0 skipped
+manifest: 2 cases listed, 2 missing or unlisted"
+if [ $rc != 1 ] || [ "$out" != "$want" ]; then
+	echo "manifest: got rc=$rc:"; echo "$out"
+	bad=1
+fi
+printf '%s\n' s.a s.b > "$tmp/manifest"
+python3 "$ktap" --manifest "$tmp/manifest" "$tmp/drift" >/dev/null ||
+	{ echo "manifest: a matching manifest failed"; bad=1; }
 exit $bad

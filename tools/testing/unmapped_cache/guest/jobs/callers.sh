@@ -129,7 +129,7 @@ run() {
 
 rc=0
 uc_sampler
-run bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" || rc=1
+run bpf "$UC_BIN/bpf_load" -n "${UC_BPF_PROGS:-2000}" -s "$(uc_seed)" || rc=1
 # Allocations from the ROX arena so far: only BPF packs and trampolines
 # use it (module text and kprobe pages come through execmem).
 echo "UC-BPF-ROX allocations=$(awk '/^arena / { a = $2 } a == "rox" && /allocations:/ { s += $2 } END { print s + 0 }' \

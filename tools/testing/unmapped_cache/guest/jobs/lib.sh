@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for guest jobs.  Source it.
 
+# uc_seed: the seed of this run's random choices, uc.seed= on the kernel
+# command line (make check passes UC_SEED), 1 without one.  The init
+# prints it on its UC-BEGIN line.
+uc_seed() {
+	sed -n 's/.*uc\.seed=\([0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 1
+}
+
 # vmstat KEY: value of a /proc/vmstat counter (0 if the kernel lacks it).
 vmstat() {
 	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/vmstat
