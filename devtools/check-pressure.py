@@ -3,8 +3,10 @@
 
 Usage: check-pressure.py LOG
 
-Passes when the population left more than one block in some arena (so the
-test exercised the shrinker), every arena held at most one block after the
+Passes when the periodic reaper was off during the pressure (so only the
+shrinker can have given blocks back), the population left more than one
+block in some arena (so the test exercised the shrinker), the shrinker
+gave at least one block back, every arena held at most one block after the
 pressure, no level-2 split happened and DirectMap4k did not grow over the
 whole run, and DirectMap2M changed only by what level-3 splits explain
 (1 GiB each).
@@ -21,7 +23,8 @@ def main():
             if i >= 0:
                 for k, v in re.findall(r"(\w+)=(-?\d+)", line[i:]):
                     vals[k] = int(v)
-    need = ["max_blocks_after_population", "max_blocks_after_pressure",
+    need = ["reap_interval_ms", "shrinker_released",
+            "max_blocks_after_population", "max_blocks_after_pressure",
             "l2_delta", "l3_delta", "dm4k_delta", "dm2m_delta"]
     missing = [k for k in need if k not in vals]
     if missing:
@@ -29,6 +32,11 @@ def main():
         return 1
     print(" ".join("%s=%d" % (k, vals[k]) for k in need))
     bad = []
+    if vals["reap_interval_ms"] != 0:
+        bad.append("the periodic reaper ran during the pressure (interval %d ms)"
+                   % vals["reap_interval_ms"])
+    if vals["shrinker_released"] <= 0:
+        bad.append("the shrinker gave no block back")
     if vals["max_blocks_after_population"] <= 1:
         bad.append("the population left no arena with more than one block")
     if vals["max_blocks_after_pressure"] > 1:

@@ -44,6 +44,12 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Depend mode: on a miss, ccache hashes the -MMD output instead of running
 # the preprocessor a second time (a third of a cold build on 2 cores).
 export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# Every run may have its own $UC_CACHE (CI gives each an empty one):
+# ccache rewrites the absolute paths under it to relative ones and leaves
+# the working directory out of the hash, so that the same source built in
+# another state directory still hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$UC_CACHE}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 # Kernel builds embed the build time and host; pin them so ccache hits.
 export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2026-01-01}
 export KBUILD_BUILD_USER=unmapped_cache

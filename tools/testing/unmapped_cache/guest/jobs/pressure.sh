@@ -4,6 +4,8 @@
 #     written, then all freed: the arenas keep free blocks and the
 #     magazines keep single pages.
 #  2. pressure: a process touches most of MemAvailable, then drop_caches.
+#     make check boots with unmapped_cache.reap_interval_ms=0, so only the
+#     shrinker can give blocks back here (the interval is printed).
 #  3. every arena must hold at most one block.
 #  4. populate again and let the periodic reaper (every 500 ms) give the
 #     idle blocks back without any pressure.
@@ -15,19 +17,22 @@ nr=${UC_POPULATION:-2000}
 blocks_per_arena() { awk '/^arena/ { a = $2 } /blocks held:/ { print a, $3 }' "$dbg/arenas"; }
 max_blocks() { blocks_per_arena | awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { print m }'; }
 
+param=/sys/module/unmapped_cache/parameters/reap_interval_ms
 start=$(uc_snapshot)
 uc_measure population sh -c "echo $nr > $dbg/exercise_population" || exit 1
 echo "after population:"; blocks_per_arena | sed 's/^/  /'
 after_pop=$(max_blocks)
 
+released=$(uc_stat 'blocks released')
+interval=$(cat $param) || exit 1
 uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" || exit 1
+echo "UC-PRESSURE reap_interval_ms=$interval shrinker_released=$(( $(uc_stat 'blocks released') - released ))"
 echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
 after_pressure=$(max_blocks)
 
 # 4. the periodic reaper, without pressure: populate again, then let the
 #    reaper run every 500 ms; within a few intervals every arena must be
 #    down to one block (it needs one interval to see the arena idle).
-param=/sys/module/unmapped_cache/parameters/reap_interval_ms
 old_interval=$(cat $param) || exit 1
 uc_measure population2 sh -c "echo $nr > $dbg/exercise_population" || exit 1
 after_pop2=$(max_blocks)
