@@ -215,7 +215,7 @@ for mode in on off; do
 		fail "guest: callers job, cache $mode (status $job_rc, log: $log)"
 	splat_scan "guest: callers job, cache $mode" "$log"
 	[ $mode = on ] || continue
-	if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0" "$log"; then
+	if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0 control=[1-9][0-9]*" "$log"; then
 		pass "guest: /proc/kcore read with secret pages and a cache-backed module live, secret not found, cache $mode ($(grep -ao 'UC-KCORE.*' "$log" | tr -d '\r'))"
 	else
 		fail "guest: /proc/kcore scan, cache $mode (log: $log)"

@@ -281,7 +281,8 @@ static void uc_verify_mapping(struct uc_verify *res, struct uc_arena *arena,
  * keep W^X and the arena's permission (I4).  For debugfs and the tests.
  * The xarray lock is held throughout, so no block is released meanwhile;
  * a block that is being set up may not be mapped yet and counts only for
- * the direct map.
+ * the direct map.  Fills in the block fields of @res and zeroes the
+ * others (uc_vmaps_verify() adds the execmem mappings').
  *
  * Context: Process context.
  */

@@ -140,15 +140,23 @@ static int blocks_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(blocks);
 
-/* Reading checks every block held against I1 and W^X (uc_blocks_verify()). */
+/*
+ * Reading checks every block held and every execmem mapping against I1 and
+ * W^X (uc_blocks_verify(), uc_vmaps_verify()).  Scripts match the fields
+ * up to rw_exec as they are: new fields go at the end.
+ */
 static int verify_show(struct seq_file *seq, void *v)
 {
 	struct uc_verify res;
 
 	uc_blocks_verify(&res);
-	seq_printf(seq, "blocks=%lu pages=%lu dm_present=%lu wx=%lu ro_writable=%lu rw_exec=%lu\n",
+	uc_vmaps_verify(&res);
+	seq_printf(seq, "blocks=%lu pages=%lu dm_present=%lu wx=%lu ro_writable=%lu rw_exec=%lu",
 		   res.blocks, res.pages, res.dm_present, res.wx,
 		   res.ro_writable, res.rw_exec);
+	seq_printf(seq, " vmaps=%lu vmap_pages=%lu vmap_exec=%lu vmap_dm_present=%lu vmap_wx=%lu\n",
+		   res.vmaps, res.vmap_pages, res.vmap_exec,
+		   res.vmap_dm_present, res.vmap_wx);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(verify);

@@ -90,13 +90,19 @@ int uc_block_release(struct uc_block *block);
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
 /**
- * struct uc_verify - What uc_blocks_verify() found.
+ * struct uc_verify - What uc_blocks_verify() and uc_vmaps_verify() found.
  * @blocks:      blocks held.
  * @pages:       their pages.
  * @dm_present:  pages with a present direct-map entry (must be 0).
  * @wx:          module-area pages mapped writable and executable (0).
  * @ro_writable: pages of RO and ROX blocks mapped writable (0).
  * @rw_exec:     pages of RW blocks mapped executable (0).
+ * @vmaps:       mappings made by unmapped_cache_vmap() (execmem).
+ * @vmap_pages:  their pages.
+ * @vmap_exec:   those mapped executable (live module text, kprobe pages,
+ *               trampolines): shows that the walk saw real code.
+ * @vmap_dm_present: those with a present direct-map entry (0).
+ * @vmap_wx:     those mapped writable and executable (0).
  */
 struct uc_verify {
 	unsigned long blocks;
@@ -105,9 +111,15 @@ struct uc_verify {
 	unsigned long wx;
 	unsigned long ro_writable;
 	unsigned long rw_exec;
+	unsigned long vmaps;
+	unsigned long vmap_pages;
+	unsigned long vmap_exec;
+	unsigned long vmap_dm_present;
+	unsigned long vmap_wx;
 };
 
 void uc_blocks_verify(struct uc_verify *res);
+void uc_vmaps_verify(struct uc_verify *res);
 
 static inline unsigned long uc_block_addr(const struct uc_block *block)
 {

@@ -166,6 +166,56 @@ bool unmapped_cache_vunmap(const void *addr)
 }
 EXPORT_SYMBOL_GPL(unmapped_cache_vunmap);
 
+/**
+ * uc_vmaps_verify() - Check every mapping made by unmapped_cache_vmap().
+ * @res: its vmap fields are filled in; the others are left as they are.
+ *
+ * The owner of a mapping sets its permissions page by page, so only what
+ * holds for every owner can be checked: no page is mapped writable and
+ * executable at once (W^X), and no page has a present direct-map entry
+ * (the pages are NONE pages, I1).  uc_blocks_verify() checks the blocks
+ * those pages come from, but not these mappings.  The xarray lock is held
+ * throughout: unmapped_cache_vunmap() erases a mapping from uc_vmaps
+ * before it takes it down, and unmapped_cache_vmap() stores it only once
+ * it is mapped, so every mapping seen here is complete and stays so.
+ * An owner may change permissions meanwhile; set_memory_rox() clears
+ * write and sets exec in one change of each entry, so no W+X state is
+ * ever visible in between.
+ *
+ * Context: Process context.
+ */
+void uc_vmaps_verify(struct uc_verify *res)
+{
+	struct unmapped_cache_entry e;
+	unsigned long index, addr, dm;
+	struct uc_vmap *vm;
+	unsigned int i;
+
+	res->vmaps = 0;
+	res->vmap_pages = 0;
+	res->vmap_exec = 0;
+	res->vmap_dm_present = 0;
+	res->vmap_wx = 0;
+	xa_lock(&uc_vmaps);
+	xa_for_each(&uc_vmaps, index, vm) {
+		res->vmaps++;
+		addr = (unsigned long)vm->area->addr;
+		for (i = 0; i < vm->nr_pages; i++, addr += PAGE_SIZE) {
+			res->vmap_pages++;
+			arch_unmapped_cache_lookup(addr, &e);
+			if (e.present && e.exec)
+				res->vmap_exec++;
+			if (e.present && e.writable && e.exec)
+				res->vmap_wx++;
+			dm = (unsigned long)page_address(vm->pages[i]);
+			arch_unmapped_cache_lookup(dm, &e);
+			if (e.present)
+				res->vmap_dm_present++;
+		}
+	}
+	xa_unlock(&uc_vmaps);
+}
+
 long uc_vmap_stat_pages(void)
 {
 	return atomic_long_read(&uc_vmap_pages);

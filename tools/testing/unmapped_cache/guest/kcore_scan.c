@@ -8,12 +8,18 @@
  * A child maps PAGES pages of memfd_secret() memory and fills every page
  * with a 64-byte pattern computed byte by byte from a seed, so that the
  * pattern exists nowhere but in secret memory (the scanner also checks it
- * byte by byte, without a copy).  The parent then reads every PT_LOAD
+ * byte by byte, without a copy).  As a positive control, the child also
+ * fills CONTROL_PAGES pages of ordinary anonymous memory, mlock()ed so
+ * that they stay resident in the direct map, with a second pattern made
+ * the same way from another seed: a scan that cannot find that one proves
+ * nothing by not finding the secret.  The parent then reads every PT_LOAD
  * segment of /proc/kcore smaller than 64 GiB (the direct map, kernel text,
- * the module area; not the whole vmalloc space) and counts the places the
- * pattern appears.  Prints
- *   UC-KCORE segments=N bytes=N found=N
- * and exits 0 only if every read succeeded and the pattern was not found.
+ * the module area; not the whole vmalloc space) and counts, in the same
+ * pass, the places each pattern appears.  Prints
+ *   UC-KCORE segments=N bytes=N found=N control=N
+ * (found: the secret pattern, control: the control pattern) and exits 0
+ * only if every read succeeded, the secret pattern was not found and the
+ * control pattern was found at least once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,14 +41,47 @@
 #define PAT_LEN	64
 #define CHUNK	(1024UL * 1024)
 #define MAX_SEG	(64UL << 30)
+#define CONTROL_PAGES	4
 
-static unsigned int seed;
+/* Seeds of the secret pattern and of the control pattern. */
+static unsigned int seed, control_seed;
+
+static unsigned char pat_of(unsigned int s, unsigned int i)
+{
+	unsigned int x = (s ^ 0x9e3779b9u) * (i + 1) * 2654435761u;
+
+	return (unsigned char)(x >> 24) | 1;	/* never 0: zeroes never match */
+}
 
 static unsigned char pat(unsigned int i)
 {
-	unsigned int x = (seed ^ 0x9e3779b9u) * (i + 1) * 2654435761u;
+	return pat_of(seed, i);
+}
 
-	return (unsigned char)(x >> 24) | 1;	/* never 0: zeroes never match */
+static unsigned char control_pat(unsigned int i)
+{
+	return pat_of(control_seed, i);
+}
+
+/* Ordinary memory, resident in the direct map, holding the control pattern. */
+static int fill_control(long page)
+{
+	size_t len = CONTROL_PAGES * page, j;
+	unsigned char *q;
+
+	q = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED) {
+		perror("mmap control");
+		return 1;
+	}
+	for (j = 0; j < len; j++)
+		q[j] = control_pat(j % PAT_LEN);
+	if (mlock(q, len)) {
+		perror("mlock control");
+		return 1;
+	}
+	return 0;
 }
 
 static int child(unsigned long pages, int ready)
@@ -67,31 +106,40 @@ static int child(unsigned long pages, int ready)
 	for (i = 0; i < pages; i++)
 		for (j = 0; j < (unsigned long)page; j++)
 			p[i * page + j] = pat(j % PAT_LEN);
+	if (fill_control(page))
+		return 1;
 	if (write(ready, "r", 1) != 1)
 		return 1;
 	pause();
 	return 0;
 }
 
-static unsigned long scan(const unsigned char *buf, size_t len)
+/* Count the secret and the control pattern in @buf. */
+static void scan(const unsigned char *buf, size_t len, unsigned long *found,
+		 unsigned long *control)
 {
-	unsigned long found = 0;
+	unsigned char first = pat(0), control_first = control_pat(0);
 	size_t i, k;
 
 	for (i = 0; i + PAT_LEN <= len; i++) {
-		if (buf[i] != pat(0))
-			continue;
-		for (k = 1; k < PAT_LEN && buf[i + k] == pat(k); k++)
-			;
-		found += k == PAT_LEN;
+		if (buf[i] == first) {
+			for (k = 1; k < PAT_LEN && buf[i + k] == pat(k); k++)
+				;
+			*found += k == PAT_LEN;
+		}
+		if (buf[i] == control_first) {
+			for (k = 1; k < PAT_LEN && buf[i + k] == control_pat(k);
+			     k++)
+				;
+			*control += k == PAT_LEN;
+		}
 	}
-	return found;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long pages = argc == 2 ? strtoul(argv[1], NULL, 0) : 0;
-	unsigned long found = 0, bytes = 0, segs = 0;
+	unsigned long found = 0, control = 0, bytes = 0, segs = 0;
 	int pipefd[2], fd, rc = 0, i;
 	unsigned char *buf;
 	struct elf64_hdr eh;
@@ -103,6 +151,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	seed = (unsigned int)getpid() * 2246822519u;
+	control_seed = seed ^ 0x5bd1e995u;
 	if (pipe(pipefd))
 		return 1;
 	pid = fork();
@@ -146,13 +195,13 @@ int main(int argc, char **argv)
 				break;
 			}
 			bytes += len;
-			found += scan(buf, len);
+			scan(buf, len, &found, &control);
 		}
 	}
 out:
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	printf("UC-KCORE segments=%lu bytes=%lu found=%lu\n", segs, bytes,
-	       found);
-	return rc || found || !segs;
+	printf("UC-KCORE segments=%lu bytes=%lu found=%lu control=%lu\n",
+	       segs, bytes, found, control);
+	return rc || found || !control || !segs;
 }

@@ -2,12 +2,23 @@
 /*
  * secretmem_fault - fault pages of memfd_secret() memory and check them.
  *
- * Usage: secretmem_fault PAGES
+ * Usage: secretmem_fault [--check-zero] [--tag N] PAGES
  *
  * Maps PAGES pages of a secret memory file, writes a pattern to every page
  * (each first write faults a page in, which takes it out of the direct
- * map), reads the pattern back, and unmaps.  Exits non-zero on any error
- * or mismatch.  Built static for the test guests.
+ * map), reads the pattern back, and unmaps.  Page i is filled with the
+ * byte (i * 7 + 1 + N) % 255 + 1, never 0, so that processes given
+ * different tags leave different non-zero data behind.
+ *
+ * --check-zero first reads every page, before anything is written to it,
+ * and counts the pages that are not all zeroes: secret memory must reach
+ * its new owner cleared, whatever the page went through before.  The
+ * first few such pages are described on stderr (the byte found tells
+ * which writer left it behind).
+ *
+ * Prints "secretmem_fault: P pages faulted, B bad[ nonzero=N]" and exits
+ * non-zero on any error, mismatch or non-zero page.  Built static for the
+ * test guests.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,18 +33,58 @@
 #define __NR_memfd_secret 447
 #endif
 
+/* Non-zero pages described on stderr at most. */
+#define SHOW_NONZERO	4
+
+static unsigned char fill(unsigned long i, unsigned long tag)
+{
+	return (unsigned char)((i * 7 + 1 + tag) % 255 + 1);
+}
+
+/* Count the pages of @p that are not all zeroes; reads every byte. */
+static unsigned long count_nonzero(const unsigned char *p, unsigned long pages,
+				   long page)
+{
+	unsigned long i, nonzero = 0;
+	long j;
+
+	for (i = 0; i < pages; i++) {
+		const unsigned char *q = p + i * page;
+
+		for (j = 0; j < page && !q[j]; j++)
+			;
+		if (j == page)
+			continue;
+		if (nonzero++ < SHOW_NONZERO)
+			fprintf(stderr,
+				"secretmem_fault: page %lu not zero at first touch: byte %#x at %ld\n",
+				i, q[j], j);
+	}
+	return nonzero;
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned long pages, i, bad = 0;
+	unsigned long pages = 0, tag = 0, i, bad = 0, nonzero = 0;
+	int fd, arg, check_zero = 0;
 	unsigned char *p;
 	size_t len;
-	int fd;
 
-	pages = argc == 2 ? strtoul(argv[1], NULL, 0) : 0;
+	for (arg = 1; arg < argc - 1; arg++) {
+		if (!strcmp(argv[arg], "--check-zero"))
+			check_zero = 1;
+		else if (!strcmp(argv[arg], "--tag") && arg + 2 < argc)
+			tag = strtoul(argv[++arg], NULL, 0);
+		else
+			break;
+	}
+	if (arg == argc - 1)
+		pages = strtoul(argv[arg], NULL, 0);
 	if (!pages) {
-		fprintf(stderr, "usage: %s PAGES\n", argv[0]);
+		fprintf(stderr, "usage: %s [--check-zero] [--tag N] PAGES\n",
+			argv[0]);
 		return 2;
 	}
 	len = pages * page;
@@ -59,10 +110,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* Reading faults every page in, before any write reaches it. */
+	if (check_zero)
+		nonzero = count_nonzero(p, pages, page);
 	for (i = 0; i < pages; i++)
-		memset(p + i * page, (int)(i * 7 + 1), page);
+		memset(p + i * page, fill(i, tag), page);
 	for (i = 0; i < pages; i++) {
-		unsigned char want = (unsigned char)(i * 7 + 1);
+		unsigned char want = fill(i, tag);
 		long j;
 
 		for (j = 0; j < page; j++)
@@ -74,6 +128,11 @@ int main(int argc, char **argv)
 
 	munmap(p, len);
 	close(fd);
-	printf("secretmem_fault: %lu pages faulted, %lu bad\n", pages, bad);
-	return bad ? 1 : 0;
+	if (check_zero)
+		printf("secretmem_fault: %lu pages faulted, %lu bad nonzero=%lu\n",
+		       pages, bad, nonzero);
+	else
+		printf("secretmem_fault: %lu pages faulted, %lu bad\n", pages,
+		       bad);
+	return bad || nonzero ? 1 : 0;
 }

@@ -12,11 +12,15 @@
 #              with trampolines, registered, hit and unregistered
 #   kcore      /proc/kcore read (direct map, text, module area) while a
 #              test module and 256 secret pages are live; the secret
-#              pattern must not appear (kcore_scan)
+#              pattern must not appear, a control pattern in ordinary
+#              memory must (kcore_scan)
 #   selftests  the kernel's own checks of the converted users: the
 #              memfd_secret selftest, lib/test_bpf (BPF interpreter and
 #              JIT suite), lib/test_static_keys (jump labels patched in
 #              module text) and lib/test_module, loaded and unloaded
+# uc_verify (UC-VERIFY lines) runs after every workload, and also while
+# each test module is loaded and during the kcore scan, so that it checks
+# live module text in the execmem mappings.
 # Every figure line includes tlb=, the kernel TLB flushes that the
 # uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.workloads=a,b,... runs only those (default: all).
@@ -62,6 +66,11 @@ modules() {
 			insmod "$mods/uc_testmod_$m.ko" || return 1
 			out=$(cat "/sys/kernel/debug/uc_testmod_$m/run")
 			case "$out" in ok*) ;; *) echo "uc_testmod_$m: $out"; return 1 ;; esac
+			# Once per module, with its text live in an execmem mapping.
+			if [ $i -eq 0 ] && ! uc_verify "modules-loaded-$m"; then
+				rmmod "uc_testmod_$m"
+				return 1
+			fi
 			rmmod "uc_testmod_$m" || return 1
 			i=$((i + 1))
 		done
@@ -76,12 +85,13 @@ kprobes() {
 }
 
 # /proc/kcore read while a cache-backed module and secret pages are live:
-# it must not fault or hang, and must not show the
-# secret pages' contents.
+# it must not fault or hang, must not show the secret pages' contents, and
+# must show the control pattern kcore_scan puts in ordinary memory.
 kcore() {
 	insmod "$mods/uc_testmod_c.ko" || return 1
 	"$UC_BIN/kcore_scan" 256
 	r=$?
+	uc_verify kcore-loaded || r=1
 	rmmod uc_testmod_c
 	return $r
 }

@@ -55,16 +55,23 @@ uc_sampler() {
 
 # uc_verify NAME: with the cache on, check every block it holds (no page
 # with a present direct-map entry, W^X and the arena's permission in the
-# module area) and print
+# module area) and every execmem mapping it made (no page W+X, none
+# present in the direct map), and print
 #   UC-VERIFY name=NAME blocks=.. pages=.. dm_present=0 wx=0 ...
-# Fails if any of the counts after "pages" is not 0.
+#             vmaps=.. vmap_pages=.. vmap_exec=.. vmap_dm_present=0 vmap_wx=0
+# Fails if any of the counts after "pages" but vmaps, vmap_pages and
+# vmap_exec is not 0, or if the vmap fields are missing.
 uc_verify() {
 	[ -r /sys/kernel/debug/unmapped_cache/verify ] || return 0
 	v=$(cat /sys/kernel/debug/unmapped_cache/verify)
 	echo "UC-VERIFY name=$1 $v"
 	case "$v" in
-	*dm_present=0\ wx=0\ ro_writable=0\ rw_exec=0*) return 0 ;;
+	*dm_present=0\ wx=0\ ro_writable=0\ rw_exec=0\ *) ;;
 	*) echo "uc_verify: $1: a cache page is mapped where it must not be"; return 1 ;;
+	esac
+	case "$v" in
+	*\ vmap_dm_present=0\ vmap_wx=0*) return 0 ;;
+	*) echo "uc_verify: $1: an execmem mapping breaks W^X or is present in the direct map"; return 1 ;;
 	esac
 }
 
