@@ -22,11 +22,20 @@
 # unmapped_cache_kunit.seed=.
 . "$(dirname "$0")/common.sh"
 
-# One TCG thread for all vCPUs: with a thread per vCPU (the default) a guest
-# here once died of an int3 Oops in enqueue_timer during boot, before any
-# unmapped_cache code ran -- the signature of another vCPU executing stale
-# translated code after a text_poke_bp() finished.  Single-threaded TCG
-# cannot race that way.  Override with UC_QEMU_ACCEL=tcg,thread=multi.
+# One TCG thread for all vCPUs.  With a thread per vCPU (multi-threaded
+# TCG) guests die now and then of an int3 Oops early in boot, at a static
+# key site whose bytes already hold the patched instruction (the int3 that
+# text_poke_bp() put there and removed is still executed by another vCPU:
+# QEMU's cross-vCPU invalidation of translated code loses a race the
+# hardware's serialization rules out).  devtools/mttcg-boots.sh measured
+# it on 2026-12-04, same kernel, "boot" job: with -smp 4, 2 Oopses in 60
+# boots with unmapped_cache=off and 4 in 60 with the cache on, every one
+# of them an int3 in sched_clock_cpu()/sched_clock_tick() during boot;
+# with -smp 2, none in 20 boots either way; KUnit at boot with -smp 4,
+# 1 in 10 (the other 9 passed every case).  The stock kernel crashes the
+# same way, so it is the emulator's, not the cache's, but it would make
+# CI fail at random.  Single-threaded TCG cannot race that way.
+# Override with UC_QEMU_ACCEL=tcg,thread=multi.
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0
 while [ $# -gt 0 ]; do
