@@ -57,17 +57,18 @@ UC_KUNIT_MANIFEST=$UC_ROOT/tools/testing/unmapped_cache/kunit.manifest
 # a FAIL per case missing from it or not in the manifest, and a FAIL if the
 # output is incomplete (a crash) or has no case at all.
 kunit_results() {
-	local label=$1 log=$2 status name
+	local label=$1 log=$2 status name cases=0
 	while read -r status name; do
 		case "$status" in
 		PASS) pass "$label: $name" ;;
 		FAIL|SKIP|INCOMPLETE) fail "$label: $status $name" ;;
 		MISSING) fail "$label: $name: in the manifest, not in the output" ;;
 		UNLISTED) fail "$label: $name: ran, but is not in $UC_KUNIT_MANIFEST" ;;
+		*) continue ;;
 		esac
+		cases=$((cases + 1))
 	done < <(python3 "$UC_ROOT/devtools/ktap.py" --manifest "$UC_KUNIT_MANIFEST" "$log")
-	python3 "$UC_ROOT/devtools/ktap.py" --manifest "$UC_KUNIT_MANIFEST" "$log" >/dev/null ||
-		fail "$label: summary (see $log)"
+	[ $cases -gt 0 ] || fail "$label: no KUnit result at all (log: $log)"
 }
 # KUnit cases that call the cache with bad arguments on purpose: the
 # cache's own WARN_ON_ONCE()s are expected there and nowhere else, and
@@ -160,12 +161,12 @@ else
 fi
 
 if want debug; then
-	# The debug kernel builds on one core while the guest jobs below run on
-	# the other (each TCG guest is one host thread): that keeps a cold
-	# make check inside its time budget.  Its result is read before the
-	# debug guest boots, at the end.
+	# The debug kernel builds in the background, niced, while the guest
+	# jobs below run (each TCG guest is one host thread): the build takes
+	# what the guests leave, which keeps a cold make check inside its time
+	# budget.  Its result is read before the debug guest boots, at the end.
 	uc_log "debug kernel build started in the background (log: $UC_CACHE/logs/build-debug.log)"
-	( UC_VARIANT=debug UC_JOBS=1 "$UC_ROOT/devtools/build-kernel.sh" &&
+	( UC_VARIANT=debug nice -n 10 "$UC_ROOT/devtools/build-kernel.sh" &&
 		UC_VARIANT=debug "$UC_ROOT/devtools/build-modules.sh" ) \
 		> "$UC_CACHE/logs/debug-build-steps.log" 2>&1 &
 	debug_build=$!

@@ -20,14 +20,18 @@
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/moduleparam.h>
 #include <linux/pfn.h>
+#include <linux/prandom.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/set_memory.h>
+#include <linux/shrinker.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 #include <linux/uaccess.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
@@ -369,10 +373,30 @@ static void block_grab_unmap_failure_is_clean(struct kunit *test)
 }
 #endif
 
+/*
+ * Random choices of the tests come from one seed per boot, so that a
+ * failure can be replayed: unmapped_cache_kunit.seed=N on the command line
+ * (make check passes its UC_SEED), or a random one, printed either way.
+ * Each test case draws from its own state, seeded with the seed and the
+ * case's name, so that one case's draws do not depend on which ran before.
+ */
+static ulong uc_test_seed;
+module_param_named(seed, uc_test_seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seed of the tests' random choices (0: random)");
+
+static struct rnd_state uc_test_rnd;
+
+static u32 uc_test_rand_below(u32 ceil)
+{
+	return ceil ? prandom_u32_state(&uc_test_rnd) % ceil : 0;
+}
+
 static int uc_block_test_init(struct kunit *test)
 {
 	if (!unmapped_cache_enabled())
 		kunit_skip(test, "unmapped cache not enabled");
+	prandom_seed_state(&uc_test_rnd, uc_test_seed ^
+			   full_name_hash(NULL, test->name, strlen(test->name)));
 	return 0;
 }
 
@@ -382,6 +406,10 @@ static int uc_block_test_init(struct kunit *test)
  */
 static int uc_suite_init(struct kunit_suite *suite)
 {
+	if (!uc_test_seed)
+		uc_test_seed = get_random_u32() | 1;
+	pr_info("unmapped_cache_kunit: suite %s, seed %lu (replay with unmapped_cache_kunit.seed=%lu)\n",
+		suite->name, uc_test_seed, uc_test_seed);
 	uc_reap_hold();
 	return 0;
 }
@@ -460,7 +488,7 @@ static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
 		c->page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
 		return c->page;
 	}
-	c->size = (get_random_u32_below(UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
+	c->size = (uc_test_rand_below(UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
 	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL);
 	return c->addr;
 }
@@ -599,7 +627,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS; i++)
 		order[i] = i;
 	for (i = UC_POP_CHUNKS - 1; i > 0; i--) {
-		unsigned int j = get_random_u32_below(i + 1);
+		unsigned int j = uc_test_rand_below(i + 1);
 
 		swap(order[i], order[j]);
 	}
@@ -890,8 +918,14 @@ struct uc_stress {
 	struct unmapped_cache *none;
 	struct completion done;
 	unsigned long ops, failed_allocs, corrupt, bad_writes;
+	struct rnd_state rnd;	/* this thread's own draws */
 	int cpu;
 };
+
+static u32 uc_stress_rand_below(struct uc_stress *st, u32 ceil)
+{
+	return prandom_u32_state(&st->rnd) % ceil;
+}
 
 /* One CPU's share: random single- and multi-page allocations and frees. */
 static int uc_stress_fn(void *data)
@@ -912,8 +946,8 @@ static int uc_stress_fn(void *data)
 
 	for (i = 0; i < UC_STRESS_OPS; i++) {
 		/* A quarter of the operations: a page of the NONE cache. */
-		if (!get_random_u32_below(4)) {
-			slot = get_random_u32_below(UC_STRESS_SECRETS);
+		if (!uc_stress_rand_below(st, 4)) {
+			slot = uc_stress_rand_below(st, UC_STRESS_SECRETS);
 			if (secret[slot]) {
 				unmapped_cache_free_page(st->none, secret[slot]);
 				secret[slot] = NULL;
@@ -926,7 +960,7 @@ static int uc_stress_fn(void *data)
 			st->ops++;
 			continue;
 		}
-		slot = get_random_u32_below(UC_STRESS_LIVE);
+		slot = uc_stress_rand_below(st, UC_STRESS_LIVE);
 		stamp = (u64)st->cpu << 32 | slot;
 		if (live[slot].p) {
 			last = live[slot].size / sizeof(u64) - 1;
@@ -936,8 +970,8 @@ static int uc_stress_fn(void *data)
 			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
 			live[slot].p = NULL;
 		} else {
-			size_t pages = get_random_u32_below(4) ? 1 :
-				       get_random_u32_below(16) + 2;
+			size_t pages = uc_stress_rand_below(st, 4) ? 1 :
+				       uc_stress_rand_below(st, 16) + 2;
 
 			live[slot].size = pages * PAGE_SIZE;
 			live[slot].p = unmapped_cache_alloc(st->cache, live[slot].size,
@@ -999,6 +1033,7 @@ static void mag_stress_all_cpus(struct kunit *test)
 		st[n].cache = cache;
 		st[n].none = none;
 		st[n].cpu = cpu;
+		prandom_seed_state(&st[n].rnd, uc_test_seed ^ ((u64)cpu << 32));
 		init_completion(&st[n].done);
 		task = kthread_create(uc_stress_fn, &st[n], "uc_stress/%d", cpu);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -2028,9 +2063,208 @@ static struct kunit_suite uc_faults_test_suite = {
 	.test_cases = uc_faults_test_cases,
 };
 
+/*
+ * The shrinker, driven directly: count_objects and scan_objects as reclaim
+ * calls them.  Each test starts from a drain (every arena keeps only the
+ * blocks with live chunks; the RW arena has no other user) and builds its
+ * own free blocks in the RW arena from half-block chunks, which bypass the
+ * magazines.
+ */
+#define UC_SHRINK_TEST_BLOCKS	4
+
+/* Free RW blocks: 2 * @nr half-block chunks, all freed but @keep_live. */
+static void *uc_test_free_blocks(struct kunit *test, struct unmapped_cache *cache,
+				 int nr, bool keep_live)
+{
+	const size_t half = UNMAPPED_CACHE_BLOCK_SIZE / 2;
+	void *p[2 * UC_SHRINK_TEST_BLOCKS], *live = NULL;
+	int i, n;
+
+	KUNIT_ASSERT_LE(test, nr, UC_SHRINK_TEST_BLOCKS);
+	for (n = 0; n < 2 * nr; n++) {
+		p[n] = unmapped_cache_alloc(cache, half, GFP_KERNEL);
+		if (!p[n])
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2 * nr);
+	for (i = 0; i < n; i++) {
+		if (keep_live && !live) {
+			live = p[i];
+			continue;
+		}
+		unmapped_cache_free(cache, p[i], half);
+	}
+	return live;
+}
+
+static void uc_test_free_half_action(void *data)
+{
+	struct unmapped_cache **c = data;
+
+	unmapped_cache_free(c[0], c[1], UNMAPPED_CACHE_BLOCK_SIZE / 2);
+}
+
+static unsigned long uc_test_scan(unsigned long nr_to_scan)
+{
+	struct shrink_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.nid = NUMA_NO_NODE,
+		.nr_to_scan = nr_to_scan,
+		.nr_scanned = nr_to_scan,
+	};
+
+	return uc_shrink_scan(NULL, &sc);
+}
+
+static unsigned long uc_test_count(void)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nid = NUMA_NO_NODE };
+	unsigned long n = uc_shrink_count(NULL, &sc);
+
+	return n == SHRINK_EMPTY ? 0 : n;
+}
+
+/* count_objects reports the free pages of the blocks a test freed. */
+static void shrinker_count_reports_free_pages(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	unsigned long before;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	uc_drain();
+	before = uc_test_count();
+	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
+	KUNIT_EXPECT_GE(test, uc_test_count(),
+			before + UC_SHRINK_TEST_BLOCKS * UNMAPPED_CACHE_BLOCK_PAGES);
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_test_count(), before);
+}
+
+/*
+ * scan_objects gives back what nr_to_scan asks for, in whole blocks, and
+ * never the last UC_SHRINK_KEEP blocks of an arena:
+ *   old:    RW arena  [free][free][free][free]
+ *   scan 1: one block                         -> [free][free][free]
+ *   scan 2: 10 blocks' worth, keep one        -> [free]
+ *   scan 3: nothing left to give              -> SHRINK_STOP
+ */
+static void shrinker_scan_honours_nr_to_scan(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	unsigned long held;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	uc_drain();
+	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), 0);
+	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
+	held = uc_blocks_held();
+
+	KUNIT_EXPECT_EQ(test, uc_test_scan(1), UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS - 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held - 1);
+
+	KUNIT_EXPECT_EQ(test, uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES),
+			(UC_SHRINK_TEST_BLOCKS - 1 - UC_SHRINK_KEEP) *
+			UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UNMAPPED_CACHE_BLOCK_PAGES), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+}
+
+static void uc_test_unlock_action(void *data)
+{
+	mutex_unlock(data);
+}
+
+/*
+ * Reclaim can run inside a refill, which holds the arena's grow_lock: a
+ * scan must not wait for it, and takes nothing from that arena meanwhile.
+ */
+static void shrinker_scan_skips_a_busy_arena(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	uc_drain();
+	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
+
+	mutex_lock(&arena->grow_lock);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_unlock_action,
+							&arena->grow_lock), 0);
+	uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
+
+	kunit_release_action(test, uc_test_unlock_action, &arena->grow_lock);
+	KUNIT_EXPECT_EQ(test, uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES),
+			(UC_SHRINK_TEST_BLOCKS - UC_SHRINK_KEEP) *
+			UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+}
+
+/*
+ * A block with one live chunk is never given back, however much is asked:
+ *   old:    RW arena  [live|free][free][free][free]   (oldest first)
+ *   expect: [live|free]                 the chunk still owned and intact
+ */
+static void shrinker_keeps_blocks_with_live_chunks(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	void **c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	u8 *live;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	uc_drain();
+	live = uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, true);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	c[0] = cache;
+	c[1] = live;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_free_half_action,
+							c), 0);
+	live[0] = 0x3c;
+
+	uc_test_scan(100 * UNMAPPED_CACHE_BLOCK_PAGES);
+	uc_test_scan(100 * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(cache, live,
+						    UNMAPPED_CACHE_BLOCK_SIZE / 2));
+	KUNIT_EXPECT_EQ(test, live[0], 0x3c);
+	/* Even a drain, which keeps nothing else, keeps it. */
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
+	KUNIT_EXPECT_EQ(test, live[0], 0x3c);
+}
+
+static struct kunit_case uc_shrinker_test_cases[] = {
+	KUNIT_CASE(shrinker_count_reports_free_pages),
+	KUNIT_CASE(shrinker_scan_honours_nr_to_scan),
+	KUNIT_CASE(shrinker_scan_skips_a_busy_arena),
+	KUNIT_CASE(shrinker_keeps_blocks_with_live_chunks),
+	{}
+};
+
+static struct kunit_suite uc_shrinker_test_suite = {
+	.name = "unmapped_cache_shrinker",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
+	.test_cases = uc_shrinker_test_cases,
+};
+
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
 		  &uc_mag_test_suite, &uc_callers_test_suite,
-		  &uc_bad_input_test_suite, &uc_faults_test_suite);
+		  &uc_bad_input_test_suite, &uc_faults_test_suite,
+		  &uc_shrinker_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

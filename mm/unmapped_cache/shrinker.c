@@ -5,9 +5,10 @@
  * count_objects reports, without locks, the pages a scan could free: the
  * rounds in the depots and the free space of the arenas.  scan_objects
  * first reaps the depots' working-set excess (magazines no CPU needed since
- * the last scan go back to their arenas) and returns every block that
- * became entirely free, each arena keeping one block so that the next
- * allocation does not pay a refill at once.  If that frees nothing while
+ * the last scan go back to their arenas) and returns blocks that became
+ * entirely free until the pages asked for (nr_to_scan) went back, each
+ * arena keeping one block so that the next allocation does not pay a
+ * refill at once.  If that frees nothing while
  * pressure persists, it drains the magazines of every CPU as well and
  * tries again.  A block returns through
  * uc_block_release(): its direct-map entry is restored (same PMD, no
@@ -34,13 +35,22 @@
 
 #include <trace/events/unmapped_cache.h>
 
-/* Blocks each arena keeps when the shrinker runs. */
-#define UC_SHRINK_KEEP	1
-
 static struct shrinker *uc_shrinker;
 
-static unsigned long uc_shrink_count(struct shrinker *shrinker,
-				     struct shrink_control *sc)
+/**
+ * uc_shrink_count() - The shrinker's count_objects: pages a scan could free.
+ * @shrinker: the cache's shrinker (unused).
+ * @sc:       the reclaim request (unused: the cache's blocks are not
+ *            charged to a memory cgroup).
+ *
+ * Rounds in the depots and free pages in the arenas' range trees, read
+ * without a lock.
+ *
+ * Context: Any context reclaim runs in; takes no lock.
+ * Return: that number of pages, or SHRINK_EMPTY if it is 0.
+ */
+unsigned long uc_shrink_count(struct shrinker *shrinker,
+			      struct shrink_control *sc)
 {
 	unsigned long pages = 0;
 	struct uc_arena *arena;
@@ -52,20 +62,39 @@ static unsigned long uc_shrink_count(struct shrinker *shrinker,
 	return pages ? pages : SHRINK_EMPTY;
 }
 
-static unsigned long uc_shrink_scan(struct shrinker *shrinker,
-				    struct shrink_control *sc)
+/**
+ * uc_shrink_scan() - The shrinker's scan_objects: give blocks back.
+ * @shrinker: the cache's shrinker (unused).
+ * @sc:       the reclaim request; @sc->nr_to_scan pages are asked for.
+ *
+ * Reaps the depots' working-set excess, then gives back entirely free
+ * blocks until at least @sc->nr_to_scan pages went back (a block is
+ * UNMAPPED_CACHE_BLOCK_PAGES pages, so one block answers any request up
+ * to that), each arena keeping UC_SHRINK_KEEP blocks.  If no block is
+ * free, drains every CPU's magazines (they pin blocks with a few pages
+ * each) and tries once more.  Never waits for an arena's grow_lock:
+ * reclaim may run inside a refill of that very arena.
+ *
+ * Context: Process context (reclaim); may sleep.
+ * Return: the pages given back, or SHRINK_STOP if none.
+ */
+unsigned long uc_shrink_scan(struct shrinker *shrinker,
+			     struct shrink_control *sc)
 {
-	unsigned long blocks;
+	unsigned long blocks, max;
 
+	max = max(DIV_ROUND_UP(sc->nr_to_scan, UNMAPPED_CACHE_BLOCK_PAGES), 1UL);
 	uc_mag_reap();
-	/* Reclaim may run inside a refill: never wait for grow_lock. */
-	blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
+	blocks = uc_shrink_all(UC_SHRINK_KEEP, max, true);
 	if (!blocks) {
 		uc_mag_drain();
-		blocks = uc_shrink_all(UC_SHRINK_KEEP, true);
+		blocks = uc_shrink_all(UC_SHRINK_KEEP, max, true);
 	}
 	trace_unmapped_cache_shrink(sc->nr_to_scan,
 				    blocks * UNMAPPED_CACHE_BLOCK_PAGES);
+	/* Whole blocks: tell reclaim how much this call really covered. */
+	if (blocks)
+		sc->nr_scanned = blocks * UNMAPPED_CACHE_BLOCK_PAGES;
 	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_STOP;
 }
 
@@ -83,7 +112,7 @@ unsigned long uc_drain(void)
 {
 	uc_release_flush();
 	uc_mag_drain();
-	return uc_shrink_all(0, false);
+	return uc_shrink_all(0, ULONG_MAX, false);
 }
 
 /*
@@ -132,7 +161,8 @@ unsigned long uc_reap(void)
 			 uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
 		if (allocs == arena->reap_allocs) {
 			uc_mag_drain_arena(arena);
-			blocks += uc_arena_shrink(arena, UC_SHRINK_KEEP, true);
+			blocks += uc_arena_shrink(arena, UC_SHRINK_KEEP,
+						  ULONG_MAX, true);
 		}
 		arena->reap_allocs = allocs;
 	}
