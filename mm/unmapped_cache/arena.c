@@ -460,14 +460,17 @@ void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
  * uc_arena_shrink() - Give fully free blocks back to the page allocator.
  * @arena:   the arena.
  * @keep:    number of blocks to keep, free or not.
+ * @max:     give back at most this many blocks (ULONG_MAX: no limit).
  * @trylock: do nothing if a refill or shrink is under way (the shrinker
  *           may run from reclaim inside a refill of this very arena).
+ *
+ * Blocks are looked at newest first; a block with a live chunk stays.
  *
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
 unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
-			      bool trylock)
+			      unsigned long max, bool trylock)
 {
 	unsigned long flags;
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
@@ -482,7 +485,7 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 		mutex_lock(&arena->grow_lock);
 	}
 	list_for_each_entry_safe_reverse(block, next, &arena->blocks, list) {
-		if (arena->nr_blocks <= keep)
+		if (arena->nr_blocks <= keep || freed >= max)
 			break;
 		if (uc_range_spares_fill(spare, trylock ? GFP_NOWAIT : GFP_KERNEL))
 			break;
@@ -503,17 +506,24 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 /**
  * uc_shrink_all() - Shrink every arena.
  * @keep:    blocks each arena keeps.
+ * @max:     blocks to give back at most, over all arenas (ULONG_MAX: no
+ *           limit); arenas are taken in uc_arena_list order.
  * @trylock: as for uc_arena_shrink().
  *
+ * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
-unsigned long uc_shrink_all(unsigned long keep, bool trylock)
+unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
+			    bool trylock)
 {
 	struct uc_arena *arena;
 	unsigned long freed = 0;
 
-	list_for_each_entry(arena, &uc_arena_list, node)
-		freed += uc_arena_shrink(arena, keep, trylock);
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		if (freed >= max)
+			break;
+		freed += uc_arena_shrink(arena, keep, max - freed, trylock);
+	}
 	return freed;
 }
 

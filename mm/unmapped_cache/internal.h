@@ -331,7 +331,7 @@ unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 		  unsigned long size, void *owner);
 unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
-			      bool trylock);
+			      unsigned long max, bool trylock);
 void uc_arena_free_round(struct uc_arena *arena, unsigned long addr);
 void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 		    unsigned long size);
@@ -352,8 +352,15 @@ unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
-unsigned long uc_shrink_all(unsigned long keep, bool trylock);
+unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
+			    bool trylock);
 unsigned long uc_drain(void);
+struct shrinker;
+struct shrink_control;
+unsigned long uc_shrink_count(struct shrinker *shrinker,
+			      struct shrink_control *sc);
+unsigned long uc_shrink_scan(struct shrinker *shrinker,
+			     struct shrink_control *sc);
 struct seq_file;
 void uc_caches_show(struct seq_file *seq);
 long uc_cache_live(struct unmapped_cache *cache, bool pages);
