@@ -416,7 +416,7 @@ int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 
 	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy(&arena->tree, addr);
-	if (WARN_ON_ONCE(!chunk || chunk->owner != owner || chunk->size != size)) {
+	if (uc_refuse(!chunk || chunk->owner != owner || chunk->size != size)) {
 		spin_unlock_irqrestore(&arena->lock, flags);
 		uc_arena_count(arena, UC_ARENA_BAD_FREES, 1);
 		return -EINVAL;
@@ -582,8 +582,8 @@ struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid)
 {
 	if (nid == NUMA_NO_NODE)
 		nid = numa_mem_id();
-	if (WARN_ON_ONCE(perm >= UNMAPPED_CACHE_NR_PERMS || nid < 0 ||
-			 nid >= MAX_NUMNODES))
+	if (uc_refuse(perm >= UNMAPPED_CACHE_NR_PERMS || nid < 0 ||
+		      nid >= MAX_NUMNODES))
 		return NULL;
 	return uc_arenas[perm][nid];
 }

@@ -20,6 +20,30 @@
 
 #include "range.h"
 
+/* Calls refused for bad input (uc_refuse()); shown in debugfs "blocks". */
+extern atomic_long_t uc_bad_calls;
+
+/**
+ * uc_refuse() - Check a caller's input; count and warn if it is bad.
+ * @cond: true if the call must be refused.
+ *
+ * WARN_ON_ONCE() for a bad argument passed to the cache (a double free, a
+ * foreign pointer, a wrong size or cache...), which the caller then
+ * refuses cleanly.  The warning is printed once per call site and boot;
+ * uc_bad_calls counts every refusal, so that tests and administrators see
+ * each one.  Not for the cache's own inconsistencies: those keep a plain
+ * WARN_ON_ONCE().
+ *
+ * Return: @cond, as WARN_ON_ONCE() does.
+ */
+#define uc_refuse(cond) ({						\
+	bool __uc_bad = !!(cond);					\
+									\
+	if (unlikely(__uc_bad))						\
+		atomic_long_inc(&uc_bad_calls);				\
+	WARN_ON_ONCE(__uc_bad);						\
+})
+
 /**
  * struct uc_block - A block held by the cache.
  * @page:  first of its %UNMAPPED_CACHE_BLOCK_PAGES pages.  The block was
