@@ -58,6 +58,16 @@ static void uc_test_release(struct kunit *test, struct uc_block *block)
 	kunit_release_action(test, uc_test_release_action, block);
 }
 
+/*
+ * Calls the cache refused for bad input so far.  WARN_ON_ONCE() prints once
+ * per call site and boot; this counts every refusal (uc_refuse()), so a
+ * test can check that each bad call it makes is refused with a warning.
+ */
+static long uc_test_bad_calls(void)
+{
+	return atomic_long_read(&uc_bad_calls);
+}
+
 static bool uc_readable(unsigned long addr)
 {
 	unsigned long val;
@@ -264,6 +274,7 @@ static void block_release_refuses_foreign_and_busy(struct kunit *test)
 	struct uc_block *block = uc_test_grab(test, NUMA_NO_NODE);
 	struct uc_block fake;
 	long refused = uc_block_stat(UC_BLOCK_RELEASE_REFUSED);
+	long bad = uc_test_bad_calls();
 	long held;
 
 	KUNIT_ASSERT_NOT_NULL(test, block);
@@ -280,6 +291,8 @@ static void block_release_refuses_foreign_and_busy(struct kunit *test)
 	put_page(block->page + 5);
 
 	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_RELEASE_REFUSED), refused + 3);
+	/* Each refusal warned (once per site) and was counted. */
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 3);
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
 	KUNIT_EXPECT_PTR_EQ(test, uc_block_lookup(page_to_pfn(block->page)), block);
 	uc_expect_block_state(test, uc_block_addr(block), false);
@@ -699,7 +712,8 @@ static void arena_large_chunk(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	const size_t size = UNMAPPED_CACHE_MAX_CHUNK;
 	struct unmapped_cache_entry e;
-	unsigned long off, bad = 0;
+	unsigned long off, wrong = 0;
+	long bad;
 	u8 *p;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
@@ -708,21 +722,24 @@ static void arena_large_chunk(struct kunit *test)
 	for (off = 0; off < size; off += PAGE_SIZE) {
 		arch_unmapped_cache_lookup((unsigned long)p + off, &e);
 		if (!e.present || !e.writable || e.exec)
-			bad++;
+			wrong++;
 	}
-	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
 	p[0] = 1;
 	p[size - 1] = 2;
 	KUNIT_EXPECT_EQ(test, p[0] + p[size - 1], 3);
 	unmapped_cache_free(cache, p, size);
-	/* More than that is refused. */
+	/* More than that is refused, with a warning. */
+	bad = uc_test_bad_calls();
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, size + PAGE_SIZE,
 						     GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 }
 
 /*
- * Bad input: each call is refused with a warning and changes nothing;
- * the chunk is still live and can be freed properly afterwards.
+ * Bad input: each call is refused with a warning (counted in uc_bad_calls)
+ * and changes nothing; the chunk is still live and can be freed properly
+ * afterwards.
  */
 static void arena_bad_input_is_refused(struct kunit *test)
 {
@@ -731,6 +748,7 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
 	long bad = uc_arena_stat(arena, UC_ARENA_BAD_FREES);
+	long refused;
 	u8 *p, *q, *heap;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
@@ -740,12 +758,14 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	heap = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, heap);
+	refused = uc_test_bad_calls();
 
 	/* Sizes: zero, absurd; a page allocation from a mapped cache. */
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, 0, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, SIZE_MAX, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc_page(cache, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(none, PAGE_SIZE, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 4);
 
 	/* Frees: middle of a chunk, wrong size, wrong cache (counted). */
 	unmapped_cache_free(cache, p + PAGE_SIZE, PAGE_SIZE);
@@ -754,11 +774,15 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 3);
 	/* A pointer the cache never returned (heap memory) finds no arena. */
 	unmapped_cache_free(cache, heap, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 8);
 	/* Writes outside the chunk or to the wrong cache. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p + 4 * PAGE_SIZE - 2, "abc", 3),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(other, p, "abc", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
+	/* Not supported for NONE, but not a bad call: no warning. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(none, p, "abc", 3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
 
 	/* The chunk survived all of that. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p, "abc", 3), 0);
@@ -771,8 +795,10 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	q = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	unmapped_cache_free(cache, q, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
 	unmapped_cache_free(cache, q, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 11);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
@@ -1311,7 +1337,7 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct page *page;
-	long pending;
+	long pending, bad;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, other);
@@ -1326,12 +1352,16 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 							   uc_test_put_action,
 							   page));
 	pending = uc_release_pending();
+	bad = uc_test_bad_calls();
 	unmapped_cache_release_page(other, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 2);
 
 	uc_release_flush();
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
@@ -1347,6 +1377,7 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 	/* Given back already: refused. */
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 3);
 }
 
 static void uc_test_vunmap_action(void *data)
@@ -1493,6 +1524,9 @@ static struct kunit_suite uc_callers_test_suite = {
  * refused call warns once per call site (WARN_ON_ONCE) and changes
  * nothing: after every row the test's live chunks are still owned, the
  * counts of the caches are as before and the range trees are consistent.
+ * Each row also says how many of its calls must be refused: the cache
+ * counts every refusal (uc_bad_calls), so a refusal that lost its warning,
+ * or a call that is harmless and started warning, fails the row.
  */
 struct uc_bad_ctx {
 	struct kunit *test;
@@ -1506,9 +1540,16 @@ struct uc_bad_ctx {
 
 #define UC_BAD_CHUNK	(4 * PAGE_SIZE)
 
+/**
+ * struct uc_bad_row - One row of the bad-input matrix.
+ * @what:     the call and what must happen; the case's name.
+ * @run:      makes the calls.
+ * @refusals: how many of them are refused with a warning (0: none may).
+ */
 struct uc_bad_row {
 	const char *what;
 	void (*run)(struct uc_bad_ctx *c);
+	unsigned int refusals;
 };
 
 static void bad_create_invalid_perm(struct uc_bad_ctx *c)
@@ -1727,34 +1768,34 @@ static void bad_vmap(struct uc_bad_ctx *c)
 }
 
 static const struct uc_bad_row uc_bad_rows[] = {
-	{ "create, invalid permission: NULL", bad_create_invalid_perm },
-	{ "create, NULL name: NULL", bad_create_null_name },
-	{ "destroy, NULL: nothing", bad_destroy_null },
-	{ "destroy with a live chunk: refused, cache and chunk kept", bad_destroy_live },
-	{ "alloc, NULL cache: NULL", bad_alloc_null_cache },
-	{ "alloc from a NONE cache: NULL", bad_alloc_none_cache },
-	{ "alloc, size 0: NULL", bad_alloc_size_zero },
-	{ "alloc, size over 16 MiB or SIZE_MAX: NULL", bad_alloc_size_too_big },
-	{ "alloc_node, alignment not a power of two: NULL", bad_alloc_align_not_pow2 },
-	{ "alloc_node, node out of range: NULL", bad_alloc_bad_node },
-	{ "free, NULL address: nothing", bad_free_null_addr },
-	{ "free, NULL cache: refused", bad_free_null_cache },
-	{ "free through a NONE cache: refused", bad_free_none_cache },
-	{ "free, address inside a chunk: refused", bad_free_middle },
-	{ "free, wrong size (chunk and round): refused", bad_free_wrong_size },
-	{ "free, wrong cache (chunk and round): refused", bad_free_wrong_cache },
-	{ "free, heap or page-allocator pointer: refused", bad_free_heap },
-	{ "free twice (round and chunk): second refused", bad_free_twice },
-	{ "alloc_page from a mapped or NULL cache: NULL", bad_alloc_page_mapped_cache },
-	{ "free_page, NULL page: nothing", bad_free_page_null },
-	{ "free_page, wrong or NULL cache: refused", bad_free_page_wrong_cache },
-	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign },
-	{ "free_page twice: second refused", bad_free_page_twice },
-	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced },
-	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign },
-	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns },
-	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write },
-	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap },
+	{ "create, invalid permission: NULL", bad_create_invalid_perm, 1 },
+	{ "create, NULL name: NULL", bad_create_null_name, 1 },
+	{ "destroy, NULL: nothing", bad_destroy_null, 0 },
+	{ "destroy with a live chunk: refused, cache and chunk kept", bad_destroy_live, 1 },
+	{ "alloc, NULL cache: NULL", bad_alloc_null_cache, 1 },
+	{ "alloc from a NONE cache: NULL", bad_alloc_none_cache, 1 },
+	{ "alloc, size 0: NULL", bad_alloc_size_zero, 1 },
+	{ "alloc, size over 16 MiB or SIZE_MAX: NULL", bad_alloc_size_too_big, 2 },
+	{ "alloc_node, alignment not a power of two: NULL", bad_alloc_align_not_pow2, 1 },
+	{ "alloc_node, node out of range: NULL", bad_alloc_bad_node, 2 },
+	{ "free, NULL address: nothing", bad_free_null_addr, 0 },
+	{ "free, NULL cache: refused", bad_free_null_cache, 1 },
+	{ "free through a NONE cache: refused", bad_free_none_cache, 1 },
+	{ "free, address inside a chunk: refused", bad_free_middle, 2 },
+	{ "free, wrong size (chunk and round): refused", bad_free_wrong_size, 3 },
+	{ "free, wrong cache (chunk and round): refused", bad_free_wrong_cache, 2 },
+	{ "free, heap or page-allocator pointer: refused", bad_free_heap, 2 },
+	{ "free twice (round and chunk): second refused", bad_free_twice, 2 },
+	{ "alloc_page from a mapped or NULL cache: NULL", bad_alloc_page_mapped_cache, 2 },
+	{ "free_page, NULL page: nothing", bad_free_page_null, 0 },
+	{ "free_page, wrong or NULL cache: refused", bad_free_page_wrong_cache, 2 },
+	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign, 1 },
+	{ "free_page twice: second refused", bad_free_page_twice, 1 },
+	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced, 1 },
+	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign, 2 },
+	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns, 0 },
+	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write, 4 },
+	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap, 0 },
 };
 
 static void uc_bad_row_desc(const struct uc_bad_row *row, char *desc)
@@ -1777,7 +1818,7 @@ static void bad_input_is_refused(struct kunit *test)
 {
 	const struct uc_bad_row *row = test->param_value;
 	struct uc_bad_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	long chunks[3], pages[3];
+	long chunks[3], pages[3], bad;
 	struct uc_arena *rw, *none;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -1812,8 +1853,13 @@ static void bad_input_is_refused(struct kunit *test)
 	pages[0] = uc_cache_live(c->rw, true);
 	pages[1] = uc_cache_live(c->other, true);
 	pages[2] = uc_cache_live(c->none, true);
+	bad = uc_test_bad_calls();
 
 	row->run(c);
+
+	/* Every bad call was refused with a warning, and no other call was. */
+	KUNIT_EXPECT_EQ_MSG(test, uc_test_bad_calls() - bad, (long)row->refusals,
+			    "calls refused with a warning");
 
 	/* Nothing changed hands. */
 	KUNIT_EXPECT_EQ(test, uc_cache_live(c->rw, false), chunks[0]);
