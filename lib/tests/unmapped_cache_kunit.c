@@ -14,7 +14,15 @@
  *
  * Every block a test takes is released by a KUnit action, so a failed
  * assertion cannot leave a block out of the direct map.
+ *
+ * Random choices come from one seed per boot, printed before the first
+ * test ("seed N"): boot with unmapped_cache_kunit.seed=N to replay them.
+ * Each test draws from a generator of its own (test->priv), seeded with
+ * the seed, its name and its parameter, so that what it draws does not
+ * depend on which tests ran before it.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
 #include <linux/fault-inject.h>
@@ -23,12 +31,15 @@
 #include <linux/pfn.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/set_memory.h>
 #include <linux/shrinker.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 #include <linux/uaccess.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
@@ -37,6 +48,39 @@
 
 #define UC_TEST_CYCLES		64
 #define UC_TEST_BLOCKS_PER_CYCLE 8
+
+/* Built in: unmapped_cache_kunit.seed=N on the kernel command line. */
+static unsigned int uc_test_seed_param;
+module_param_named(seed, uc_test_seed_param, uint, 0444);
+MODULE_PARM_DESC(seed, "Seed of the tests' random choices (0: one chosen at boot)");
+
+/* The seed of this boot's tests; chosen and printed on the first call. */
+static u32 uc_test_seed(void)
+{
+	static bool announced;
+
+	/* Suites and their inits run one after the other: no lock needed. */
+	if (!uc_test_seed_param)
+		uc_test_seed_param = get_random_u32() ?: 1;
+	if (!announced) {
+		announced = true;
+		pr_info("seed %u (replay with unmapped_cache_kunit.seed=%u)\n",
+			uc_test_seed_param, uc_test_seed_param);
+	}
+	return uc_test_seed_param;
+}
+
+/* A number below @n from @rnd (as get_random_u32_below() does). */
+static u32 uc_rand_below(struct rnd_state *rnd, u32 n)
+{
+	return ((u64)prandom_u32_state(rnd) * n) >> 32;
+}
+
+/* A number below @n from the test's own generator. */
+static u32 uc_test_rand_below(struct kunit *test, u32 n)
+{
+	return uc_rand_below(test->priv, n);
+}
 
 static void uc_test_release_action(void *data)
 {
@@ -385,6 +429,15 @@ static void block_grab_unmap_failure_is_clean(struct kunit *test)
 
 static int uc_block_test_init(struct kunit *test)
 {
+	struct rnd_state *rnd = kunit_kzalloc(test, sizeof(*rnd), GFP_KERNEL);
+	u32 name;
+
+	if (!rnd)
+		return -ENOMEM;
+	name = full_name_hash(NULL, test->name, strlen(test->name));
+	prandom_seed_state(rnd, (u64)uc_test_seed() << 32 |
+				(name + test->param_index));
+	test->priv = rnd;
 	if (!unmapped_cache_enabled())
 		kunit_skip(test, "unmapped cache not enabled");
 	return 0;
@@ -396,6 +449,7 @@ static int uc_block_test_init(struct kunit *test)
  */
 static int uc_suite_init(struct kunit_suite *suite)
 {
+	uc_test_seed();
 	uc_reap_hold();
 	return 0;
 }
@@ -465,7 +519,7 @@ static void uc_test_pop_action(void *data)
 		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
 }
 
-static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
+static bool uc_test_chunk_alloc(struct kunit *test, struct unmapped_cache *cache,
 				enum unmapped_cache_perm perm,
 				struct uc_test_chunk *c)
 {
@@ -474,7 +528,7 @@ static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
 		c->page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
 		return c->page;
 	}
-	c->size = (get_random_u32_below(UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
+	c->size = (uc_test_rand_below(test, UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
 	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL);
 	return c->addr;
 }
@@ -602,7 +656,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS; i++) {
 		struct uc_test_chunk *c = &pop->chunks[i];
 
-		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(test, pop->cache, perm, c));
 		pop->nr = i + 1;
 		if (!uc_test_chunk_is(c, fresh))
 			not_fresh++;
@@ -613,7 +667,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS; i++)
 		order[i] = i;
 	for (i = UC_POP_CHUNKS - 1; i > 0; i--) {
-		unsigned int j = get_random_u32_below(i + 1);
+		unsigned int j = uc_test_rand_below(test, i + 1);
 
 		swap(order[i], order[j]);
 	}
@@ -638,7 +692,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS / 2; i++) {
 		struct uc_test_chunk *c = &pop->chunks[order[i]];
 
-		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(test, pop->cache, perm, c));
 		if (!uc_test_chunk_is(c, fresh))
 			not_fresh++;
 	}
@@ -916,6 +970,7 @@ struct uc_stress {
 	struct unmapped_cache *cache;
 	struct unmapped_cache *none;
 	struct completion done;
+	struct rnd_state rnd;
 	unsigned long ops, failed_allocs, corrupt, bad_writes;
 	int cpu;
 };
@@ -939,8 +994,8 @@ static int uc_stress_fn(void *data)
 
 	for (i = 0; i < UC_STRESS_OPS; i++) {
 		/* A quarter of the operations: a page of the NONE cache. */
-		if (!get_random_u32_below(4)) {
-			slot = get_random_u32_below(UC_STRESS_SECRETS);
+		if (!uc_rand_below(&st->rnd, 4)) {
+			slot = uc_rand_below(&st->rnd, UC_STRESS_SECRETS);
 			if (secret[slot]) {
 				unmapped_cache_free_page(st->none, secret[slot]);
 				secret[slot] = NULL;
@@ -953,7 +1008,7 @@ static int uc_stress_fn(void *data)
 			st->ops++;
 			continue;
 		}
-		slot = get_random_u32_below(UC_STRESS_LIVE);
+		slot = uc_rand_below(&st->rnd, UC_STRESS_LIVE);
 		stamp = (u64)st->cpu << 32 | slot;
 		if (live[slot].p) {
 			last = live[slot].size / sizeof(u64) - 1;
@@ -963,8 +1018,8 @@ static int uc_stress_fn(void *data)
 			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
 			live[slot].p = NULL;
 		} else {
-			size_t pages = get_random_u32_below(4) ? 1 :
-				       get_random_u32_below(16) + 2;
+			size_t pages = uc_rand_below(&st->rnd, 4) ? 1 :
+				       uc_rand_below(&st->rnd, 16) + 2;
 
 			live[slot].size = pages * PAGE_SIZE;
 			live[slot].p = unmapped_cache_alloc(st->cache, live[slot].size,
@@ -1026,6 +1081,10 @@ static void mag_stress_all_cpus(struct kunit *test)
 		st[n].cache = cache;
 		st[n].none = none;
 		st[n].cpu = cpu;
+		/* Each thread its own sequence, drawn from the test's. */
+		prandom_seed_state(&st[n].rnd,
+				   (u64)prandom_u32_state(test->priv) << 32 |
+				   prandom_u32_state(test->priv));
 		init_completion(&st[n].done);
 		task = kthread_create(uc_stress_fn, &st[n], "uc_stress/%d", cpu);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
