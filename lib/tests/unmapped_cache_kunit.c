@@ -14,17 +14,25 @@
  *
  * Every block a test takes is released by a KUnit action, so a failed
  * assertion cannot leave a block out of the direct map.
+ *
+ * Random choices come from one seed per boot, printed before the first
+ * test ("seed N"): boot with unmapped_cache_kunit.seed=N to replay them.
+ * Each test draws from a generator of its own (test->priv), seeded with
+ * the seed, its name and its parameter, so that what it draws does not
+ * depend on which tests ran before it.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
-#include <linux/moduleparam.h>
 #include <linux/pfn.h>
-#include <linux/prandom.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/set_memory.h>
 #include <linux/shrinker.h>
@@ -40,6 +48,39 @@
 
 #define UC_TEST_CYCLES		64
 #define UC_TEST_BLOCKS_PER_CYCLE 8
+
+/* Built in: unmapped_cache_kunit.seed=N on the kernel command line. */
+static unsigned int uc_test_seed_param;
+module_param_named(seed, uc_test_seed_param, uint, 0444);
+MODULE_PARM_DESC(seed, "Seed of the tests' random choices (0: one chosen at boot)");
+
+/* The seed of this boot's tests; chosen and printed on the first call. */
+static u32 uc_test_seed(void)
+{
+	static bool announced;
+
+	/* Suites and their inits run one after the other: no lock needed. */
+	if (!uc_test_seed_param)
+		uc_test_seed_param = get_random_u32() ?: 1;
+	if (!announced) {
+		announced = true;
+		pr_info("seed %u (replay with unmapped_cache_kunit.seed=%u)\n",
+			uc_test_seed_param, uc_test_seed_param);
+	}
+	return uc_test_seed_param;
+}
+
+/* A number below @n from @rnd (as get_random_u32_below() does). */
+static u32 uc_rand_below(struct rnd_state *rnd, u32 n)
+{
+	return ((u64)prandom_u32_state(rnd) * n) >> 32;
+}
+
+/* A number below @n from the test's own generator. */
+static u32 uc_test_rand_below(struct kunit *test, u32 n)
+{
+	return uc_rand_below(test->priv, n);
+}
 
 static void uc_test_release_action(void *data)
 {
@@ -60,6 +101,16 @@ static struct uc_block *uc_test_grab(struct kunit *test, int nid)
 static void uc_test_release(struct kunit *test, struct uc_block *block)
 {
 	kunit_release_action(test, uc_test_release_action, block);
+}
+
+/*
+ * Calls the cache refused for bad input so far.  WARN_ON_ONCE() prints once
+ * per call site and boot; this counts every refusal (uc_refuse()), so a
+ * test can check that each bad call it makes is refused with a warning.
+ */
+static long uc_test_bad_calls(void)
+{
+	return atomic_long_read(&uc_bad_calls);
 }
 
 static bool uc_readable(unsigned long addr)
@@ -268,6 +319,7 @@ static void block_release_refuses_foreign_and_busy(struct kunit *test)
 	struct uc_block *block = uc_test_grab(test, NUMA_NO_NODE);
 	struct uc_block fake;
 	long refused = uc_block_stat(UC_BLOCK_RELEASE_REFUSED);
+	long bad = uc_test_bad_calls();
 	long held;
 
 	KUNIT_ASSERT_NOT_NULL(test, block);
@@ -284,6 +336,8 @@ static void block_release_refuses_foreign_and_busy(struct kunit *test)
 	put_page(block->page + 5);
 
 	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_RELEASE_REFUSED), refused + 3);
+	/* Each refusal warned (once per site) and was counted. */
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 3);
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
 	KUNIT_EXPECT_PTR_EQ(test, uc_block_lookup(page_to_pfn(block->page)), block);
 	uc_expect_block_state(test, uc_block_addr(block), false);
@@ -373,30 +427,19 @@ static void block_grab_unmap_failure_is_clean(struct kunit *test)
 }
 #endif
 
-/*
- * Random choices of the tests come from one seed per boot, so that a
- * failure can be replayed: unmapped_cache_kunit.seed=N on the command line
- * (make check passes its UC_SEED), or a random one, printed either way.
- * Each test case draws from its own state, seeded with the seed and the
- * case's name, so that one case's draws do not depend on which ran before.
- */
-static ulong uc_test_seed;
-module_param_named(seed, uc_test_seed, ulong, 0444);
-MODULE_PARM_DESC(seed, "seed of the tests' random choices (0: random)");
-
-static struct rnd_state uc_test_rnd;
-
-static u32 uc_test_rand_below(u32 ceil)
-{
-	return ceil ? prandom_u32_state(&uc_test_rnd) % ceil : 0;
-}
-
 static int uc_block_test_init(struct kunit *test)
 {
+	struct rnd_state *rnd = kunit_kzalloc(test, sizeof(*rnd), GFP_KERNEL);
+	u32 name;
+
+	if (!rnd)
+		return -ENOMEM;
+	name = full_name_hash(NULL, test->name, strlen(test->name));
+	prandom_seed_state(rnd, (u64)uc_test_seed() << 32 |
+				(name + test->param_index));
+	test->priv = rnd;
 	if (!unmapped_cache_enabled())
 		kunit_skip(test, "unmapped cache not enabled");
-	prandom_seed_state(&uc_test_rnd, uc_test_seed ^
-			   full_name_hash(NULL, test->name, strlen(test->name)));
 	return 0;
 }
 
@@ -406,10 +449,7 @@ static int uc_block_test_init(struct kunit *test)
  */
 static int uc_suite_init(struct kunit_suite *suite)
 {
-	if (!uc_test_seed)
-		uc_test_seed = get_random_u32() | 1;
-	pr_info("unmapped_cache_kunit: suite %s, seed %lu (replay with unmapped_cache_kunit.seed=%lu)\n",
-		suite->name, uc_test_seed, uc_test_seed);
+	uc_test_seed();
 	uc_reap_hold();
 	return 0;
 }
@@ -479,7 +519,7 @@ static void uc_test_pop_action(void *data)
 		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
 }
 
-static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
+static bool uc_test_chunk_alloc(struct kunit *test, struct unmapped_cache *cache,
 				enum unmapped_cache_perm perm,
 				struct uc_test_chunk *c)
 {
@@ -488,7 +528,7 @@ static bool uc_test_chunk_alloc(struct unmapped_cache *cache,
 		c->page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
 		return c->page;
 	}
-	c->size = (uc_test_rand_below(UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
+	c->size = (uc_test_rand_below(test, UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
 	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL);
 	return c->addr;
 }
@@ -616,7 +656,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS; i++) {
 		struct uc_test_chunk *c = &pop->chunks[i];
 
-		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(test, pop->cache, perm, c));
 		pop->nr = i + 1;
 		if (!uc_test_chunk_is(c, fresh))
 			not_fresh++;
@@ -627,7 +667,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS; i++)
 		order[i] = i;
 	for (i = UC_POP_CHUNKS - 1; i > 0; i--) {
-		unsigned int j = uc_test_rand_below(i + 1);
+		unsigned int j = uc_test_rand_below(test, i + 1);
 
 		swap(order[i], order[j]);
 	}
@@ -652,7 +692,7 @@ static void arena_mixed_population(struct kunit *test)
 	for (i = 0; i < UC_POP_CHUNKS / 2; i++) {
 		struct uc_test_chunk *c = &pop->chunks[order[i]];
 
-		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(pop->cache, perm, c));
+		KUNIT_ASSERT_TRUE(test, uc_test_chunk_alloc(test, pop->cache, perm, c));
 		if (!uc_test_chunk_is(c, fresh))
 			not_fresh++;
 	}
@@ -727,7 +767,8 @@ static void arena_large_chunk(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	const size_t size = UNMAPPED_CACHE_MAX_CHUNK;
 	struct unmapped_cache_entry e;
-	unsigned long off, bad = 0;
+	unsigned long off, wrong = 0;
+	long bad;
 	u8 *p;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
@@ -736,21 +777,24 @@ static void arena_large_chunk(struct kunit *test)
 	for (off = 0; off < size; off += PAGE_SIZE) {
 		arch_unmapped_cache_lookup((unsigned long)p + off, &e);
 		if (!e.present || !e.writable || e.exec)
-			bad++;
+			wrong++;
 	}
-	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
 	p[0] = 1;
 	p[size - 1] = 2;
 	KUNIT_EXPECT_EQ(test, p[0] + p[size - 1], 3);
 	unmapped_cache_free(cache, p, size);
-	/* More than that is refused. */
+	/* More than that is refused, with a warning. */
+	bad = uc_test_bad_calls();
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, size + PAGE_SIZE,
 						     GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 }
 
 /*
- * Bad input: each call is refused with a warning and changes nothing;
- * the chunk is still live and can be freed properly afterwards.
+ * Bad input: each call is refused with a warning (counted in uc_bad_calls)
+ * and changes nothing; the chunk is still live and can be freed properly
+ * afterwards.
  */
 static void arena_bad_input_is_refused(struct kunit *test)
 {
@@ -759,6 +803,7 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
 	long bad = uc_arena_stat(arena, UC_ARENA_BAD_FREES);
+	long refused;
 	u8 *p, *q, *heap;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
@@ -768,12 +813,14 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	heap = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, heap);
+	refused = uc_test_bad_calls();
 
 	/* Sizes: zero, absurd; a page allocation from a mapped cache. */
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, 0, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(cache, SIZE_MAX, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc_page(cache, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, unmapped_cache_alloc(none, PAGE_SIZE, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 4);
 
 	/* Frees: middle of a chunk, wrong size, wrong cache (counted). */
 	unmapped_cache_free(cache, p + PAGE_SIZE, PAGE_SIZE);
@@ -782,11 +829,15 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 3);
 	/* A pointer the cache never returned (heap memory) finds no arena. */
 	unmapped_cache_free(cache, heap, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 8);
 	/* Writes outside the chunk or to the wrong cache. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p + 4 * PAGE_SIZE - 2, "abc", 3),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(other, p, "abc", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
+	/* Not supported for NONE, but not a bad call: no warning. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(none, p, "abc", 3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
 
 	/* The chunk survived all of that. */
 	KUNIT_EXPECT_EQ(test, unmapped_cache_write(cache, p, "abc", 3), 0);
@@ -799,8 +850,10 @@ static void arena_bad_input_is_refused(struct kunit *test)
 	q = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	unmapped_cache_free(cache, q, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 10);
 	unmapped_cache_free(cache, q, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_BAD_FREES), bad + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), refused + 11);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
@@ -917,15 +970,10 @@ struct uc_stress {
 	struct unmapped_cache *cache;
 	struct unmapped_cache *none;
 	struct completion done;
+	struct rnd_state rnd;
 	unsigned long ops, failed_allocs, corrupt, bad_writes;
-	struct rnd_state rnd;	/* this thread's own draws */
 	int cpu;
 };
-
-static u32 uc_stress_rand_below(struct uc_stress *st, u32 ceil)
-{
-	return prandom_u32_state(&st->rnd) % ceil;
-}
 
 /* One CPU's share: random single- and multi-page allocations and frees. */
 static int uc_stress_fn(void *data)
@@ -946,8 +994,8 @@ static int uc_stress_fn(void *data)
 
 	for (i = 0; i < UC_STRESS_OPS; i++) {
 		/* A quarter of the operations: a page of the NONE cache. */
-		if (!uc_stress_rand_below(st, 4)) {
-			slot = uc_stress_rand_below(st, UC_STRESS_SECRETS);
+		if (!uc_rand_below(&st->rnd, 4)) {
+			slot = uc_rand_below(&st->rnd, UC_STRESS_SECRETS);
 			if (secret[slot]) {
 				unmapped_cache_free_page(st->none, secret[slot]);
 				secret[slot] = NULL;
@@ -960,7 +1008,7 @@ static int uc_stress_fn(void *data)
 			st->ops++;
 			continue;
 		}
-		slot = uc_stress_rand_below(st, UC_STRESS_LIVE);
+		slot = uc_rand_below(&st->rnd, UC_STRESS_LIVE);
 		stamp = (u64)st->cpu << 32 | slot;
 		if (live[slot].p) {
 			last = live[slot].size / sizeof(u64) - 1;
@@ -970,8 +1018,8 @@ static int uc_stress_fn(void *data)
 			unmapped_cache_free(st->cache, live[slot].p, live[slot].size);
 			live[slot].p = NULL;
 		} else {
-			size_t pages = uc_stress_rand_below(st, 4) ? 1 :
-				       uc_stress_rand_below(st, 16) + 2;
+			size_t pages = uc_rand_below(&st->rnd, 4) ? 1 :
+				       uc_rand_below(&st->rnd, 16) + 2;
 
 			live[slot].size = pages * PAGE_SIZE;
 			live[slot].p = unmapped_cache_alloc(st->cache, live[slot].size,
@@ -1033,7 +1081,10 @@ static void mag_stress_all_cpus(struct kunit *test)
 		st[n].cache = cache;
 		st[n].none = none;
 		st[n].cpu = cpu;
-		prandom_seed_state(&st[n].rnd, uc_test_seed ^ ((u64)cpu << 32));
+		/* Each thread its own sequence, drawn from the test's. */
+		prandom_seed_state(&st[n].rnd,
+				   (u64)prandom_u32_state(test->priv) << 32 |
+				   prandom_u32_state(test->priv));
 		init_completion(&st[n].done);
 		task = kthread_create(uc_stress_fn, &st[n], "uc_stress/%d", cpu);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -1346,7 +1397,7 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct page *page;
-	long pending;
+	long pending, bad;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, other);
@@ -1361,12 +1412,16 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 							   uc_test_put_action,
 							   page));
 	pending = uc_release_pending();
+	bad = uc_test_bad_calls();
 	unmapped_cache_release_page(other, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 2);
 
 	uc_release_flush();
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
@@ -1382,6 +1437,7 @@ static void callers_release_page_waits_for_last_reference(struct kunit *test)
 	/* Given back already: refused. */
 	unmapped_cache_release_page(cache, page);
 	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 3);
 }
 
 static void uc_test_vunmap_action(void *data)
@@ -1528,6 +1584,9 @@ static struct kunit_suite uc_callers_test_suite = {
  * refused call warns once per call site (WARN_ON_ONCE) and changes
  * nothing: after every row the test's live chunks are still owned, the
  * counts of the caches are as before and the range trees are consistent.
+ * Each row also says how many of its calls must be refused: the cache
+ * counts every refusal (uc_bad_calls), so a refusal that lost its warning,
+ * or a call that is harmless and started warning, fails the row.
  */
 struct uc_bad_ctx {
 	struct kunit *test;
@@ -1541,9 +1600,16 @@ struct uc_bad_ctx {
 
 #define UC_BAD_CHUNK	(4 * PAGE_SIZE)
 
+/**
+ * struct uc_bad_row - One row of the bad-input matrix.
+ * @what:     the call and what must happen; the case's name.
+ * @run:      makes the calls.
+ * @refusals: how many of them are refused with a warning (0: none may).
+ */
 struct uc_bad_row {
 	const char *what;
 	void (*run)(struct uc_bad_ctx *c);
+	unsigned int refusals;
 };
 
 static void bad_create_invalid_perm(struct uc_bad_ctx *c)
@@ -1762,34 +1828,34 @@ static void bad_vmap(struct uc_bad_ctx *c)
 }
 
 static const struct uc_bad_row uc_bad_rows[] = {
-	{ "create, invalid permission: NULL", bad_create_invalid_perm },
-	{ "create, NULL name: NULL", bad_create_null_name },
-	{ "destroy, NULL: nothing", bad_destroy_null },
-	{ "destroy with a live chunk: refused, cache and chunk kept", bad_destroy_live },
-	{ "alloc, NULL cache: NULL", bad_alloc_null_cache },
-	{ "alloc from a NONE cache: NULL", bad_alloc_none_cache },
-	{ "alloc, size 0: NULL", bad_alloc_size_zero },
-	{ "alloc, size over 16 MiB or SIZE_MAX: NULL", bad_alloc_size_too_big },
-	{ "alloc_node, alignment not a power of two: NULL", bad_alloc_align_not_pow2 },
-	{ "alloc_node, node out of range: NULL", bad_alloc_bad_node },
-	{ "free, NULL address: nothing", bad_free_null_addr },
-	{ "free, NULL cache: refused", bad_free_null_cache },
-	{ "free through a NONE cache: refused", bad_free_none_cache },
-	{ "free, address inside a chunk: refused", bad_free_middle },
-	{ "free, wrong size (chunk and round): refused", bad_free_wrong_size },
-	{ "free, wrong cache (chunk and round): refused", bad_free_wrong_cache },
-	{ "free, heap or page-allocator pointer: refused", bad_free_heap },
-	{ "free twice (round and chunk): second refused", bad_free_twice },
-	{ "alloc_page from a mapped or NULL cache: NULL", bad_alloc_page_mapped_cache },
-	{ "free_page, NULL page: nothing", bad_free_page_null },
-	{ "free_page, wrong or NULL cache: refused", bad_free_page_wrong_cache },
-	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign },
-	{ "free_page twice: second refused", bad_free_page_twice },
-	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced },
-	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign },
-	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns },
-	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write },
-	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap },
+	{ "create, invalid permission: NULL", bad_create_invalid_perm, 1 },
+	{ "create, NULL name: NULL", bad_create_null_name, 1 },
+	{ "destroy, NULL: nothing", bad_destroy_null, 0 },
+	{ "destroy with a live chunk: refused, cache and chunk kept", bad_destroy_live, 1 },
+	{ "alloc, NULL cache: NULL", bad_alloc_null_cache, 1 },
+	{ "alloc from a NONE cache: NULL", bad_alloc_none_cache, 1 },
+	{ "alloc, size 0: NULL", bad_alloc_size_zero, 1 },
+	{ "alloc, size over 16 MiB or SIZE_MAX: NULL", bad_alloc_size_too_big, 2 },
+	{ "alloc_node, alignment not a power of two: NULL", bad_alloc_align_not_pow2, 1 },
+	{ "alloc_node, node out of range: NULL", bad_alloc_bad_node, 2 },
+	{ "free, NULL address: nothing", bad_free_null_addr, 0 },
+	{ "free, NULL cache: refused", bad_free_null_cache, 1 },
+	{ "free through a NONE cache: refused", bad_free_none_cache, 1 },
+	{ "free, address inside a chunk: refused", bad_free_middle, 2 },
+	{ "free, wrong size (chunk and round): refused", bad_free_wrong_size, 3 },
+	{ "free, wrong cache (chunk and round): refused", bad_free_wrong_cache, 2 },
+	{ "free, heap or page-allocator pointer: refused", bad_free_heap, 2 },
+	{ "free twice (round and chunk): second refused", bad_free_twice, 2 },
+	{ "alloc_page from a mapped or NULL cache: NULL", bad_alloc_page_mapped_cache, 2 },
+	{ "free_page, NULL page: nothing", bad_free_page_null, 0 },
+	{ "free_page, wrong or NULL cache: refused", bad_free_page_wrong_cache, 2 },
+	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign, 1 },
+	{ "free_page twice: second refused", bad_free_page_twice, 1 },
+	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced, 1 },
+	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign, 2 },
+	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns, 0 },
+	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write, 4 },
+	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap, 0 },
 };
 
 static void uc_bad_row_desc(const struct uc_bad_row *row, char *desc)
@@ -1812,7 +1878,7 @@ static void bad_input_is_refused(struct kunit *test)
 {
 	const struct uc_bad_row *row = test->param_value;
 	struct uc_bad_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	long chunks[3], pages[3];
+	long chunks[3], pages[3], bad;
 	struct uc_arena *rw, *none;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -1847,8 +1913,13 @@ static void bad_input_is_refused(struct kunit *test)
 	pages[0] = uc_cache_live(c->rw, true);
 	pages[1] = uc_cache_live(c->other, true);
 	pages[2] = uc_cache_live(c->none, true);
+	bad = uc_test_bad_calls();
 
 	row->run(c);
+
+	/* Every bad call was refused with a warning, and no other call was. */
+	KUNIT_EXPECT_EQ_MSG(test, uc_test_bad_calls() - bad, (long)row->refusals,
+			    "calls refused with a warning");
 
 	/* Nothing changed hands. */
 	KUNIT_EXPECT_EQ(test, uc_cache_live(c->rw, false), chunks[0]);
@@ -2064,51 +2135,34 @@ static struct kunit_suite uc_faults_test_suite = {
 };
 
 /*
- * The shrinker, driven directly: count_objects and scan_objects as reclaim
- * calls them.  Each test starts from a drain (every arena keeps only the
- * blocks with live chunks; the RW arena has no other user) and builds its
- * own free blocks in the RW arena from half-block chunks, which bypass the
- * magazines.
+ * The shrinker, driven directly: count and scan called the way reclaim
+ * calls them.  Each case drains first, so that only what it frees itself
+ * is free, and builds its population from half-block chunks of an RW
+ * cache: they never go through the magazines and two of them fill a
+ * block, so N chunks take N / 2 blocks with nothing free in them.
  */
-#define UC_SHRINK_TEST_BLOCKS	4
+#define UC_SHRINK_CHUNK		(UNMAPPED_CACHE_BLOCK_SIZE / 2)
+#define UC_SHRINK_ALL		(64 * UNMAPPED_CACHE_BLOCK_PAGES)
 
-/* Free RW blocks: 2 * @nr half-block chunks, all freed but @keep_live. */
-static void *uc_test_free_blocks(struct kunit *test, struct unmapped_cache *cache,
-				 int nr, bool keep_live)
+/* A function, so that a failed expectation prints its name, not READ_ONCE(). */
+static unsigned long uc_test_nr_blocks(struct uc_arena *arena)
 {
-	const size_t half = UNMAPPED_CACHE_BLOCK_SIZE / 2;
-	void *p[2 * UC_SHRINK_TEST_BLOCKS], *live = NULL;
-	int i, n;
-
-	KUNIT_ASSERT_LE(test, nr, UC_SHRINK_TEST_BLOCKS);
-	for (n = 0; n < 2 * nr; n++) {
-		p[n] = unmapped_cache_alloc(cache, half, GFP_KERNEL);
-		if (!p[n])
-			break;
-	}
-	KUNIT_EXPECT_EQ(test, n, 2 * nr);
-	for (i = 0; i < n; i++) {
-		if (keep_live && !live) {
-			live = p[i];
-			continue;
-		}
-		unmapped_cache_free(cache, p[i], half);
-	}
-	return live;
+	return READ_ONCE(arena->nr_blocks);
 }
 
-static void uc_test_free_half_action(void *data)
+/* What uc_shrink_count() reports, SHRINK_EMPTY read as 0. */
+static unsigned long uc_test_count(void)
 {
-	struct unmapped_cache **c = data;
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	unsigned long pages = uc_shrink_count(NULL, &sc);
 
-	unmapped_cache_free(c[0], c[1], UNMAPPED_CACHE_BLOCK_SIZE / 2);
+	return pages == SHRINK_EMPTY ? 0 : pages;
 }
 
 static unsigned long uc_test_scan(unsigned long nr_to_scan)
 {
 	struct shrink_control sc = {
 		.gfp_mask = GFP_KERNEL,
-		.nid = NUMA_NO_NODE,
 		.nr_to_scan = nr_to_scan,
 		.nr_scanned = nr_to_scan,
 	};
@@ -2116,155 +2170,276 @@ static unsigned long uc_test_scan(unsigned long nr_to_scan)
 	return uc_shrink_scan(NULL, &sc);
 }
 
-static unsigned long uc_test_count(void)
+/* Free pages of every arena, counted under their locks. */
+static unsigned long uc_test_free_pages(void)
 {
-	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nid = NUMA_NO_NODE };
-	unsigned long n = uc_shrink_count(NULL, &sc);
+	struct uc_arena_info info;
+	struct uc_arena *arena;
+	unsigned long pages = 0;
 
-	return n == SHRINK_EMPTY ? 0 : n;
-}
-
-/* count_objects reports the free pages of the blocks a test freed. */
-static void shrinker_count_reports_free_pages(struct kunit *test)
-{
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
-	unsigned long before;
-
-	KUNIT_ASSERT_NOT_NULL(test, cache);
-	uc_drain();
-	before = uc_test_count();
-	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
-	KUNIT_EXPECT_GE(test, uc_test_count(),
-			before + UC_SHRINK_TEST_BLOCKS * UNMAPPED_CACHE_BLOCK_PAGES);
-	uc_drain();
-	KUNIT_EXPECT_EQ(test, uc_test_count(), before);
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		uc_arena_info(arena, &info);
+		pages += (info.free_bytes >> PAGE_SHIFT) + uc_depot_rounds(arena);
+	}
+	return pages;
 }
 
 /*
- * scan_objects gives back what nr_to_scan asks for, in whole blocks, and
- * never the last UC_SHRINK_KEEP blocks of an arena:
- *   old:    RW arena  [free][free][free][free]
- *   scan 1: one block                         -> [free][free][free]
- *   scan 2: 10 blocks' worth, keep one        -> [free]
- *   scan 3: nothing left to give              -> SHRINK_STOP
+ * After a drain, allocate @nr half-block chunks of a new RW cache; a KUnit
+ * action frees what is still live when the test ends.
  */
-static void shrinker_scan_honours_nr_to_scan(struct kunit *test)
+static struct uc_test_pop *uc_test_shrink_pop(struct kunit *test,
+					      unsigned int nr)
 {
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
-	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
-	unsigned long held;
+	struct uc_test_pop *pop = kunit_kzalloc(test, sizeof(*pop), GFP_KERNEL);
+	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, cache);
-	KUNIT_ASSERT_NOT_NULL(test, arena);
+	KUNIT_ASSERT_NOT_NULL(test, pop);
+	pop->chunks = kunit_kcalloc(test, nr, sizeof(*pop->chunks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop->chunks);
+	pop->cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	KUNIT_ASSERT_NOT_NULL(test, pop->cache);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_pop_action,
+							pop), 0);
 	uc_drain();
-	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), 0);
-	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
+	for (i = 0; i < nr; i++) {
+		struct uc_test_chunk *c = &pop->chunks[i];
+
+		c->size = UC_SHRINK_CHUNK;
+		c->addr = unmapped_cache_alloc(pop->cache, c->size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c->addr);
+		pop->nr = i + 1;
+	}
+	return pop;
+}
+
+/*
+ * count reports the free pages a scan could give back: the free pages of
+ * the range trees and the rounds in the depots, SHRINK_EMPTY (never 0)
+ * when there are none.
+ */
+static void shrinker_count_reports_free_pages(struct kunit *test)
+{
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	const unsigned int nr_rounds = 3 * UC_MAG_ROUNDS + 1;
+	unsigned long before, blocks, i, n;
+	struct uc_test_pop *pop;
+	void **rounds;
+
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	rounds = kunit_kcalloc(test, nr_rounds, sizeof(*rounds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rounds);
+
+	/* Drained: only other users' live chunks leave free pages. */
+	uc_drain();
+	before = uc_test_count();
+	KUNIT_EXPECT_EQ(test, before, uc_test_free_pages());
+	if (!uc_blocks_held())
+		KUNIT_EXPECT_EQ(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
+	else
+		kunit_info(test, "%lu pages free after a drain (%ld blocks held)\n",
+			   before, uc_blocks_held());
+	blocks = uc_test_nr_blocks(arena);
+
+	/*
+	 * old:    [ drained ]
+	 * new:    [ A | B ][ C | D ][ E | F ][ G | H ]   all live
+	 * expect: nothing more to count; once all are freed, four blocks.
+	 */
+	pop = uc_test_shrink_pop(test, 8);
+	blocks = uc_test_nr_blocks(arena) - blocks;
+	KUNIT_EXPECT_EQ(test, blocks, 4);
+	KUNIT_EXPECT_EQ(test, uc_test_count(), before);
+	for (i = 0; i < pop->nr; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+	KUNIT_EXPECT_EQ(test, uc_test_count(),
+			before + blocks * UNMAPPED_CACHE_BLOCK_PAGES);
+
+	/*
+	 * Three magazines' worth of single pages freed on one CPU: its two
+	 * magazines keep two of them, the rest goes to the depot as full
+	 * magazines, whose rounds count (the CPU's own do not).
+	 */
+	migrate_disable();
+	for (n = 0; n < nr_rounds; n++) {
+		rounds[n] = unmapped_cache_alloc(pop->cache, PAGE_SIZE, GFP_KERNEL);
+		if (!rounds[n])
+			break;
+	}
+	for (i = 0; i < n; i++)
+		unmapped_cache_free(pop->cache, rounds[i], PAGE_SIZE);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, n, nr_rounds);
+	KUNIT_EXPECT_GE(test, uc_depot_rounds(arena), UC_MAG_ROUNDS);
+	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_free_pages());
+}
+
+/*
+ * scan gives back whole free blocks until it has freed at least
+ * nr_to_scan pages, newest first, and keeps one block per arena.
+ *
+ * old:    [ free ][ free ][ free ][ free ][ free ][ free ]
+ * 1 page:                                          ^ returned
+ * 1 block + 1 page:                        ^^^^^^^^ returned
+ * all:            ^^^^^^^^^^^^^^^^ returned; the oldest block stays
+ * again:  nothing to return: SHRINK_STOP
+ */
+static void shrinker_scan_frees_what_is_asked(struct kunit *test)
+{
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct uc_test_pop *pop;
+	unsigned long nr, i;
+	long held;
+
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	pop = uc_test_shrink_pop(test, 12);
+	for (i = 0; i < pop->nr; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+	nr = uc_test_nr_blocks(arena);
 	held = uc_blocks_held();
+	KUNIT_ASSERT_EQ(test, nr, 6);
 
 	KUNIT_EXPECT_EQ(test, uc_test_scan(1), UNMAPPED_CACHE_BLOCK_PAGES);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS - 1);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), nr - 1);
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held - 1);
 
-	KUNIT_EXPECT_EQ(test, uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES),
-			(UC_SHRINK_TEST_BLOCKS - 1 - UC_SHRINK_KEEP) *
-			UNMAPPED_CACHE_BLOCK_PAGES);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UNMAPPED_CACHE_BLOCK_PAGES + 1),
+			2 * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), nr - 3);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held - 3);
 
-	KUNIT_EXPECT_EQ(test, uc_test_scan(UNMAPPED_CACHE_BLOCK_PAGES), SHRINK_STOP);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+	/* Asked for far more: all but the block the arena keeps. */
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UC_SHRINK_ALL),
+			(nr - 4) * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held - (long)(nr - 1));
+
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UC_SHRINK_ALL), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 1);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
-static void uc_test_unlock_action(void *data)
+static void uc_test_unlock_action(void *lock)
 {
-	mutex_unlock(data);
+	mutex_unlock(lock);
 }
 
 /*
- * Reclaim can run inside a refill, which holds the arena's grow_lock: a
- * scan must not wait for it, and takes nothing from that arena meanwhile.
+ * Reclaim may run inside a refill, which holds the arena's grow_lock: a
+ * scan passes such an arena over instead of waiting, and gives its free
+ * blocks back once the lock is free.
  */
-static void shrinker_scan_skips_a_busy_arena(struct kunit *test)
+static void shrinker_scan_skips_arena_being_refilled(struct kunit *test)
 {
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct uc_test_pop *pop;
+	unsigned long nr, i, ret;
+	long held;
 
-	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, arena);
-	uc_drain();
-	uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, false);
-	KUNIT_ASSERT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
+	pop = uc_test_shrink_pop(test, 6);
+	for (i = 0; i < pop->nr; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+	nr = uc_test_nr_blocks(arena);
+	held = uc_blocks_held();
+	KUNIT_ASSERT_EQ(test, nr, 3);
 
+	/*
+	 * Held here, as a refill would; released below by this thread, with
+	 * nothing in between that can abort the test (the action is only
+	 * the safety net).
+	 */
 	mutex_lock(&arena->grow_lock);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_unlock_action,
 							&arena->grow_lock), 0);
-	uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_TEST_BLOCKS);
-
+	ret = uc_test_scan(UC_SHRINK_ALL);
+	nr = uc_test_nr_blocks(arena);
 	kunit_release_action(test, uc_test_unlock_action, &arena->grow_lock);
-	KUNIT_EXPECT_EQ(test, uc_test_scan(10 * UNMAPPED_CACHE_BLOCK_PAGES),
-			(UC_SHRINK_TEST_BLOCKS - UC_SHRINK_KEEP) *
-			UNMAPPED_CACHE_BLOCK_PAGES);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), UC_SHRINK_KEEP);
+
+	KUNIT_EXPECT_EQ(test, ret, SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, nr, 3);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
+
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UC_SHRINK_ALL),
+			2 * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held - 2);
 }
 
 /*
- * A block with one live chunk is never given back, however much is asked:
- *   old:    RW arena  [live|free][free][free][free]   (oldest first)
- *   expect: [live|free]                 the chunk still owned and intact
+ * A block with one live chunk is never given back, neither by a scan nor
+ * by a drain, whatever the arena keeps; the chunk stays mapped and intact.
+ *
+ * old:    [ A | . ][ . | . ][ . | . ][ . | H ]   A and H live
+ * scan:   [ A | . ]                  [ . | H ]
+ * drain:  [ A | . ]                  [ . | H ]
  */
 static void shrinker_keeps_blocks_with_live_chunks(struct kunit *test)
 {
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
-	void **c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
-	u8 *live;
+	struct uc_test_chunk *a, *h;
+	struct uc_test_pop *pop;
+	unsigned long i;
 
-	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, arena);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	uc_drain();
-	live = uc_test_free_blocks(test, cache, UC_SHRINK_TEST_BLOCKS, true);
-	KUNIT_ASSERT_NOT_NULL(test, live);
-	c[0] = cache;
-	c[1] = live;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_free_half_action,
-							c), 0);
-	live[0] = 0x3c;
+	pop = uc_test_shrink_pop(test, 8);
+	KUNIT_ASSERT_EQ(test, uc_test_nr_blocks(arena), 4);
+	a = &pop->chunks[0];
+	h = &pop->chunks[7];
+	memset(a->addr, 0x5a, a->size);
+	memset(h->addr, 0xa5, h->size);
+	for (i = 1; i < 7; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
 
-	uc_test_scan(100 * UNMAPPED_CACHE_BLOCK_PAGES);
-	uc_test_scan(100 * UNMAPPED_CACHE_BLOCK_PAGES);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
-	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(cache, live,
-						    UNMAPPED_CACHE_BLOCK_SIZE / 2));
-	KUNIT_EXPECT_EQ(test, live[0], 0x3c);
-	/* Even a drain, which keeps nothing else, keeps it. */
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UC_SHRINK_ALL),
+			2 * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 2);
+	KUNIT_EXPECT_EQ(test, uc_test_scan(UC_SHRINK_ALL), SHRINK_STOP);
 	uc_drain();
-	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
-	KUNIT_EXPECT_EQ(test, live[0], 0x3c);
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 2);
+
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(pop->cache, a->addr, a->size));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns(pop->cache, h->addr, h->size));
+	KUNIT_EXPECT_TRUE(test, uc_test_chunk_is(a, 0x5a));
+	KUNIT_EXPECT_TRUE(test, uc_test_chunk_is(h, 0xa5));
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+}
+
+static void uc_test_unhold_action(void *data)
+{
+	uc_reap_unhold();
+}
+
+/* The periodic reaper would give blocks back while the tests count them. */
+static int uc_shrinker_test_init(struct kunit *test)
+{
+	int err = uc_block_test_init(test);
+
+	if (err)
+		return err;
+	uc_reap_hold();
+	return kunit_add_action_or_reset(test, uc_test_unhold_action, NULL);
 }
 
 static struct kunit_case uc_shrinker_test_cases[] = {
 	KUNIT_CASE(shrinker_count_reports_free_pages),
-	KUNIT_CASE(shrinker_scan_honours_nr_to_scan),
-	KUNIT_CASE(shrinker_scan_skips_a_busy_arena),
+	KUNIT_CASE(shrinker_scan_frees_what_is_asked),
+	KUNIT_CASE(shrinker_scan_skips_arena_being_refilled),
 	KUNIT_CASE(shrinker_keeps_blocks_with_live_chunks),
 	{}
 };
 
 static struct kunit_suite uc_shrinker_test_suite = {
 	.name = "unmapped_cache_shrinker",
-	.suite_init = uc_suite_init,
-	.suite_exit = uc_suite_exit,
-	.init = uc_block_test_init,
+	.init = uc_shrinker_test_init,
 	.test_cases = uc_shrinker_test_cases,
 };
 
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
-		  &uc_mag_test_suite, &uc_callers_test_suite,
-		  &uc_bad_input_test_suite, &uc_faults_test_suite,
-		  &uc_shrinker_test_suite);
+		  &uc_mag_test_suite, &uc_shrinker_test_suite,
+		  &uc_callers_test_suite,
+		  &uc_bad_input_test_suite, &uc_faults_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

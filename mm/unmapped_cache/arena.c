@@ -416,7 +416,7 @@ int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 
 	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy(&arena->tree, addr);
-	if (WARN_ON_ONCE(!chunk || chunk->owner != owner || chunk->size != size)) {
+	if (uc_refuse(!chunk || chunk->owner != owner || chunk->size != size)) {
 		spin_unlock_irqrestore(&arena->lock, flags);
 		uc_arena_count(arena, UC_ARENA_BAD_FREES, 1);
 		return -EINVAL;
@@ -460,9 +460,11 @@ void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
  * uc_arena_shrink() - Give fully free blocks back to the page allocator.
  * @arena:   the arena.
  * @keep:    number of blocks to keep, free or not.
- * @max:     give back at most this many blocks.
+ * @max:     give back at most this many blocks (ULONG_MAX: no limit).
  * @trylock: do nothing if a refill or shrink is under way (the shrinker
  *           may run from reclaim inside a refill of this very arena).
+ *
+ * Blocks are looked at newest first; a block with a live chunk stays.
  *
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
@@ -504,9 +506,11 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 /**
  * uc_shrink_all() - Shrink every arena.
  * @keep:    blocks each arena keeps.
- * @max:     blocks to give back at most, over all arenas.
+ * @max:     blocks to give back at most, over all arenas (ULONG_MAX: no
+ *           limit); arenas are taken in uc_arena_list order.
  * @trylock: as for uc_arena_shrink().
  *
+ * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
 unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
@@ -578,8 +582,8 @@ struct uc_arena *uc_arena_get(enum unmapped_cache_perm perm, int nid)
 {
 	if (nid == NUMA_NO_NODE)
 		nid = numa_mem_id();
-	if (WARN_ON_ONCE(perm >= UNMAPPED_CACHE_NR_PERMS || nid < 0 ||
-			 nid >= MAX_NUMNODES))
+	if (uc_refuse(perm >= UNMAPPED_CACHE_NR_PERMS || nid < 0 ||
+		      nid >= MAX_NUMNODES))
 		return NULL;
 	return uc_arenas[perm][nid];
 }

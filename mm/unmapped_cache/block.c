@@ -126,7 +126,7 @@ struct uc_block *uc_block_grab(int nid, int fill)
 
 	if (nid == NUMA_NO_NODE)
 		nid = numa_mem_id();
-	if (WARN_ON_ONCE(nid < 0 || nid >= MAX_NUMNODES))
+	if (uc_refuse(nid < 0 || nid >= MAX_NUMNODES))
 		return NULL;
 	if (!node_state(nid, N_MEMORY)) {
 		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
@@ -193,22 +193,22 @@ int uc_block_release(struct uc_block *block)
 	struct page *page;
 	int err;
 
-	if (WARN_ON_ONCE(!block || !block->page))
+	if (uc_refuse(!block || !block->page))
 		goto err_refuse;
 	page = block->page;
 	index = uc_block_index(page_to_pfn(page));
-	if (WARN_ON_ONCE(xa_load(&uc_blocks, index) != block))
+	if (uc_refuse(xa_load(&uc_blocks, index) != block))
 		goto err_refuse;
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
-		if (WARN_ON_ONCE(page_ref_count(page + i) != 1)) {
+		if (uc_refuse(page_ref_count(page + i) != 1)) {
 			uc_block_count(UC_BLOCK_RELEASE_REFUSED, 1);
 			return -EBUSY;
 		}
 	}
 
 	/* A concurrent release of the same block loses here. */
-	if (WARN_ON_ONCE(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
+	if (uc_refuse(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
 		goto err_refuse;
 
 	err = arch_unmapped_cache_restore_block(page);

@@ -46,7 +46,7 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 {
 	struct unmapped_cache *cache;
 
-	if (WARN_ON_ONCE(perm >= UNMAPPED_CACHE_NR_PERMS || !name))
+	if (uc_refuse(perm >= UNMAPPED_CACHE_NR_PERMS || !name))
 		return NULL;
 	if (!unmapped_cache_enabled())
 		return NULL;
@@ -115,12 +115,16 @@ void uc_caches_show(struct seq_file *seq)
  */
 void unmapped_cache_destroy(struct unmapped_cache *cache)
 {
+	long live;
+
 	if (!cache)
 		return;
-	if (WARN(uc_cache_live(cache, false),
-		 "unmapped_cache: %s destroyed with %ld live chunks\n",
-		 cache->name, uc_cache_live(cache, false)))
+	live = uc_cache_live(cache, false);
+	if (uc_refuse(live)) {
+		pr_warn("%s destroyed with %ld live chunks: kept\n",
+			cache->name, live);
 		return;
+	}
 
 	mutex_lock(&uc_caches_lock);
 	list_del(&cache->list);
@@ -204,10 +208,10 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
 	struct uc_arena *arena;
 	unsigned long addr;
 
-	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
+	if (uc_refuse(!cache || cache->perm == UNMAPPED_CACHE_NONE))
 		return NULL;
-	if (WARN_ON_ONCE(!uc_size_ok(cache, size) ||
-			 (align && !is_power_of_2(align))))
+	if (uc_refuse(!uc_size_ok(cache, size) ||
+		      (align && !is_power_of_2(align))))
 		return NULL;
 	arena = uc_arena_get(cache->perm, nid);
 	if (!arena)
@@ -290,13 +294,13 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 
 	if (!addr)
 		return;
-	if (WARN_ON_ONCE(!cache || cache->perm == UNMAPPED_CACHE_NONE))
+	if (uc_refuse(!cache || cache->perm == UNMAPPED_CACHE_NONE))
 		return;
 	if (PAGE_ALIGN(size) != PAGE_SIZE || !is_vmalloc_or_module_addr(addr) ||
 	    !uc_cache_free_round(cache, (unsigned long)addr,
 				 vmalloc_to_page(addr), _RET_IP_)) {
 		arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
-		if (WARN_ON_ONCE(!arena))
+		if (uc_refuse(!arena))
 			return;
 		if (uc_arena_free(arena, (unsigned long)addr, PAGE_ALIGN(size),
 				  cache))
@@ -329,7 +333,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	struct page *page;
 	unsigned long phys;
 
-	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return NULL;
 	arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
 	if (!arena)
@@ -352,12 +356,12 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 	unsigned long phys;
 	struct uc_arena *arena;
 
-	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE))
+	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return;
 	phys = PFN_PHYS(page_to_pfn(page));
 	if (!uc_cache_free_round(cache, phys, page, caller)) {
 		arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
-		if (WARN_ON_ONCE(!arena))
+		if (uc_refuse(!arena))
 			return;
 		if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
 			return;
@@ -383,7 +387,7 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 {
 	if (!page)
 		return;
-	if (WARN_ON_ONCE(page_ref_count(page) != 1))
+	if (uc_refuse(page_ref_count(page) != 1))
 		return;
 	uc_cache_free_page(cache, page, _RET_IP_);
 }
@@ -486,13 +490,13 @@ void unmapped_cache_release_page(struct unmapped_cache *cache,
 
 	if (!page)
 		return;
-	if (WARN_ON_ONCE(!cache || cache->perm != UNMAPPED_CACHE_NONE ||
-			 PageLRU(page)))
+	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE ||
+		      PageLRU(page)))
 		return;
 	/* Refuses a page of another cache and a second release. */
-	if (WARN_ON_ONCE(cmpxchg(&page->private, (unsigned long)cache,
-				 (unsigned long)cache | UC_RELEASING) !=
-			 (unsigned long)cache))
+	if (uc_refuse(cmpxchg(&page->private, (unsigned long)cache,
+			      (unsigned long)cache | UC_RELEASING) !=
+		      (unsigned long)cache))
 		return;
 
 	atomic_long_inc(&uc_release_waiting);
@@ -582,14 +586,14 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 {
 	struct uc_arena *arena;
 
-	if (WARN_ON_ONCE(!cache))
+	if (uc_refuse(!cache))
 		return -EINVAL;
 	if (cache->perm == UNMAPPED_CACHE_NONE)
 		return -EOPNOTSUPP;
 	if (!len)
 		return 0;
 	arena = uc_arena_lookup(cache->perm, (unsigned long)dst, NULL);
-	if (WARN_ON_ONCE(!arena || !uc_cache_owns(cache, arena, dst, len)))
+	if (uc_refuse(!arena || !uc_cache_owns(cache, arena, dst, len)))
 		return -EINVAL;
 
 	if (cache->perm == UNMAPPED_CACHE_RW)

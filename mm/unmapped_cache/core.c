@@ -65,6 +65,8 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/unmapped_cache.h>
 
+atomic_long_t uc_bad_calls;
+
 /* Written once at init, read from any context. */
 static bool uc_enabled __ro_after_init;
 

@@ -3,8 +3,9 @@
  * Debugging aids for the unmapped cache (CONFIG_UNMAPPED_CACHE_DEBUG).
  *
  * /sys/kernel/debug/unmapped_cache/blocks (0444)
- *	The block-layer counters, the blocks held now, the direct-map
- *	accounting of the architecture and the result of the last exercise.
+ *	The block-layer counters, the blocks held now, the calls refused
+ *	for bad input (uc_bad_calls), the direct-map accounting of the
+ *	architecture and the result of the last exercise.
  *
  * /sys/kernel/debug/unmapped_cache/arenas (0444)
  *	Per arena: blocks held, pages in use, free in the tree and in the
@@ -126,6 +127,8 @@ static int blocks_show(struct seq_file *seq, void *v)
 		seq_printf(seq, "%s: %ld\n", uc_block_stat_names[i],
 			   uc_block_stat(i));
 	seq_printf(seq, "blocks held: %ld\n", uc_blocks_held());
+	seq_printf(seq, "bad calls refused: %ld\n",
+		   atomic_long_read(&uc_bad_calls));
 
 	arch_unmapped_cache_direct_map_counts(&dm);
 	seq_printf(seq, "direct map pte entries: %lu\n", dm.pte);

@@ -20,6 +20,30 @@
 
 #include "range.h"
 
+/* Calls refused for bad input (uc_refuse()); shown in debugfs "blocks". */
+extern atomic_long_t uc_bad_calls;
+
+/**
+ * uc_refuse() - Check a caller's input; count and warn if it is bad.
+ * @cond: true if the call must be refused.
+ *
+ * WARN_ON_ONCE() for a bad argument passed to the cache (a double free, a
+ * foreign pointer, a wrong size or cache...), which the caller then
+ * refuses cleanly.  The warning is printed once per call site and boot;
+ * uc_bad_calls counts every refusal, so that tests and administrators see
+ * each one.  Not for the cache's own inconsistencies: those keep a plain
+ * WARN_ON_ONCE().
+ *
+ * Return: @cond, as WARN_ON_ONCE() does.
+ */
+#define uc_refuse(cond) ({						\
+	bool __uc_bad = !!(cond);					\
+									\
+	if (unlikely(__uc_bad))						\
+		atomic_long_inc(&uc_bad_calls);				\
+	WARN_ON_ONCE(__uc_bad);						\
+})
+
 /**
  * struct uc_block - A block held by the cache.
  * @page:  first of its %UNMAPPED_CACHE_BLOCK_PAGES pages.  The block was
@@ -352,18 +376,15 @@ unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
-/* Blocks each arena keeps when the shrinker or the reaper runs. */
-#define UC_SHRINK_KEEP	1
-
 unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
 			    bool trylock);
+unsigned long uc_drain(void);
 struct shrinker;
 struct shrink_control;
 unsigned long uc_shrink_count(struct shrinker *shrinker,
 			      struct shrink_control *sc);
 unsigned long uc_shrink_scan(struct shrinker *shrinker,
 			     struct shrink_control *sc);
-unsigned long uc_drain(void);
 struct seq_file;
 void uc_caches_show(struct seq_file *seq);
 long uc_cache_live(struct unmapped_cache *cache, bool pages);

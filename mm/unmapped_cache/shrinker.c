@@ -5,15 +5,17 @@
  * count_objects reports, without locks, the pages a scan could free: the
  * rounds in the depots and the free space of the arenas.  scan_objects
  * first reaps the depots' working-set excess (magazines no CPU needed since
- * the last scan go back to their arenas) and returns blocks that became
- * entirely free until the pages asked for (nr_to_scan) went back, each
- * arena keeping one block so that the next allocation does not pay a
- * refill at once.  If that frees nothing while
- * pressure persists, it drains the magazines of every CPU as well and
- * tries again.  A block returns through
- * uc_block_release(): its direct-map entry is restored (same PMD, no
- * split) before the page allocator sees it.  A block with even one live
- * chunk stays.
+ * the last scan go back to their arenas), then returns entirely free
+ * blocks until it has freed at least nr_to_scan pages: a block is
+ * UNMAPPED_CACHE_BLOCK_PAGES pages, so any nr_to_scan up to that costs one
+ * block (one restore of a PMD and one TLB flush), not all of them.  Each
+ * arena keeps one block so that the next allocation does not pay a refill
+ * at once.  If that falls short, it drains the magazines of every CPU as
+ * well and tries again.  It never waits for an arena's grow_lock: reclaim
+ * may run inside a refill, and a busy arena is simply passed over.  A
+ * block returns through uc_block_release(): its direct-map entry is
+ * restored (same PMD, no split) before the page allocator sees it.  A
+ * block with even one live chunk stays.
  *
  * Without pressure, the periodic reaper gives back what was idle for a
  * whole interval of unmapped_cache.reap_interval_ms: the depot magazines
@@ -35,18 +37,22 @@
 
 #include <trace/events/unmapped_cache.h>
 
+/* Blocks each arena keeps when the shrinker runs. */
+#define UC_SHRINK_KEEP	1
+
 static struct shrinker *uc_shrinker;
 
 /**
- * uc_shrink_count() - The shrinker's count_objects: pages a scan could free.
- * @shrinker: the cache's shrinker (unused).
- * @sc:       the reclaim request (unused: the cache's blocks are not
- *            charged to a memory cgroup).
+ * uc_shrink_count() - The shrinker's count_objects.
+ * @shrinker: unused; NULL when tests call it.
+ * @sc:       unused.
  *
- * Rounds in the depots and free pages in the arenas' range trees, read
- * without a lock.
+ * Pages a scan could give back: the rounds of the depots' full magazines
+ * and the free pages of the range trees, read without locks.  The rounds
+ * in the CPUs' own magazines are left out (a scan drains them only when
+ * it must).
  *
- * Context: Any context reclaim runs in; takes no lock.
+ * Context: Any context; takes no lock.
  * Return: that number of pages, or SHRINK_EMPTY if it is 0.
  */
 unsigned long uc_shrink_count(struct shrinker *shrinker,
@@ -63,38 +69,36 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
 }
 
 /**
- * uc_shrink_scan() - The shrinker's scan_objects: give blocks back.
- * @shrinker: the cache's shrinker (unused).
- * @sc:       the reclaim request; @sc->nr_to_scan pages are asked for.
+ * uc_shrink_scan() - The shrinker's scan_objects.
+ * @shrinker: unused; NULL when tests call it.
+ * @sc:       ->nr_to_scan: pages wanted back.
  *
- * Reaps the depots' working-set excess, then gives back entirely free
- * blocks until at least @sc->nr_to_scan pages went back (a block is
- * UNMAPPED_CACHE_BLOCK_PAGES pages, so one block answers any request up
- * to that), each arena keeping UC_SHRINK_KEEP blocks.  If no block is
- * free, drains every CPU's magazines (they pin blocks with a few pages
- * each) and tries once more.  Never waits for an arena's grow_lock:
- * reclaim may run inside a refill of that very arena.
+ * Gives back entirely free blocks, newest first, until at least
+ * @sc->nr_to_scan pages are freed, each arena keeping UC_SHRINK_KEEP
+ * blocks.  The depots' idle magazines are reaped first; if that does not
+ * free enough, every CPU's magazines are drained and the arenas tried
+ * again.  An arena whose grow_lock is held (a refill or another shrink)
+ * is skipped.
  *
- * Context: Process context (reclaim); may sleep.
- * Return: the pages given back, or SHRINK_STOP if none.
+ * Context: Process context; may sleep, but never waits for a grow_lock.
+ * Return: the number of pages freed, or SHRINK_STOP if none.
  */
 unsigned long uc_shrink_scan(struct shrinker *shrinker,
 			     struct shrink_control *sc)
 {
-	unsigned long blocks, max;
+	unsigned long want = DIV_ROUND_UP(sc->nr_to_scan,
+					  UNMAPPED_CACHE_BLOCK_PAGES);
+	unsigned long blocks;
 
-	max = max(DIV_ROUND_UP(sc->nr_to_scan, UNMAPPED_CACHE_BLOCK_PAGES), 1UL);
 	uc_mag_reap();
-	blocks = uc_shrink_all(UC_SHRINK_KEEP, max, true);
-	if (!blocks) {
+	/* Reclaim may run inside a refill: never wait for grow_lock. */
+	blocks = uc_shrink_all(UC_SHRINK_KEEP, want, true);
+	if (blocks < want) {
 		uc_mag_drain();
-		blocks = uc_shrink_all(UC_SHRINK_KEEP, max, true);
+		blocks += uc_shrink_all(UC_SHRINK_KEEP, want - blocks, true);
 	}
 	trace_unmapped_cache_shrink(sc->nr_to_scan,
 				    blocks * UNMAPPED_CACHE_BLOCK_PAGES);
-	/* Whole blocks: tell reclaim how much this call really covered. */
-	if (blocks)
-		sc->nr_scanned = blocks * UNMAPPED_CACHE_BLOCK_PAGES;
 	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_STOP;
 }
 
@@ -161,8 +165,8 @@ unsigned long uc_reap(void)
 			 uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
 		if (allocs == arena->reap_allocs) {
 			uc_mag_drain_arena(arena);
-			blocks += uc_arena_shrink(arena, UC_SHRINK_KEEP,
-						  ULONG_MAX, true);
+			blocks += uc_arena_shrink(arena, UC_SHRINK_KEEP, ULONG_MAX,
+						  true);
 		}
 		arena->reap_allocs = allocs;
 	}
