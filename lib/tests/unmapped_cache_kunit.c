@@ -1113,6 +1113,98 @@ static void mag_stress_all_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
 }
 
+static unsigned long uc_test_scan(unsigned long nr_to_scan);
+
+static void uc_test_reap_hold_action(void *data)
+{
+	uc_reap_hold();
+}
+
+/*
+ * The stress of mag_stress_all_cpus(), with everything that takes memory
+ * away from the CPUs running at the same time, from this thread, until
+ * the workers are done: drains, shrinker scans of random sizes, reaps,
+ * the periodic reaper itself (let go for the test), and the last CPU
+ * going offline and online again.  The workers are not bound to a CPU, so
+ * the scheduler moves them off the CPU that goes away.  Same verdict: no
+ * lost or corrupt chunk, every block back after the final drain, no
+ * direct-map entry split.  Run under lockdep and KASAN (the debug kernel).
+ */
+static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	unsigned long ops = 0, fails = 0, corrupt = 0, dirty = 0;
+	unsigned long rounds = 0, scans = 0, cycles = 0;
+	struct unmapped_cache_dm_counts before, after;
+	int last = cpumask_last(cpu_online_mask);
+	struct task_struct *task;
+	struct uc_stress *st;
+	int cpu, n = 0, i;
+	bool running;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, none);
+	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	uc_reap_unhold();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_reap_hold_action,
+							NULL), 0);
+
+	arch_unmapped_cache_direct_map_counts(&before);
+	for_each_online_cpu(cpu) {
+		st[n].cache = cache;
+		st[n].none = none;
+		st[n].cpu = cpu;
+		prandom_seed_state(&st[n].rnd,
+				   (u64)prandom_u32_state(test->priv) << 32 |
+				   prandom_u32_state(test->priv));
+		init_completion(&st[n].done);
+		task = kthread_run(uc_stress_fn, &st[n], "uc_stress/%d", n);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		n++;
+	}
+	do {
+		uc_drain();
+		uc_test_scan(uc_test_rand_below(test, 4 * UNMAPPED_CACHE_BLOCK_PAGES) + 1);
+		scans++;
+		uc_reap();
+		if (IS_ENABLED(CONFIG_HOTPLUG_CPU) && last > 0 && !(rounds % 4) &&
+		    !remove_cpu(last)) {
+			KUNIT_EXPECT_EQ(test, add_cpu(last), 0);
+			cycles++;
+		}
+		rounds++;
+		cond_resched();
+		running = false;
+		for (i = 0; i < n; i++)
+			running |= !completion_done(&st[i].done);
+	} while (running);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&st[i].done);
+		ops += st[i].ops;
+		fails += st[i].failed_allocs;
+		corrupt += st[i].corrupt;
+		dirty += st[i].bad_writes;
+	}
+	kunit_info(test, "%d threads, %lu operations; %lu drains and reaps, %lu scans, %lu CPU offline/online cycles\n",
+		   n, ops, rounds, scans, cycles);
+	KUNIT_EXPECT_GE(test, ops, (unsigned long)n * UC_STRESS_OPS * 9 / 10);
+	KUNIT_EXPECT_EQ(test, fails, 0);
+	KUNIT_EXPECT_EQ(test, corrupt, 0);
+	KUNIT_EXPECT_EQ(test, dirty, 0);
+	KUNIT_EXPECT_GT(test, rounds, 1);
+	if (IS_ENABLED(CONFIG_HOTPLUG_CPU) && last > 0)
+		KUNIT_EXPECT_GT(test, cycles, 0);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, false), 0);
+	KUNIT_EXPECT_EQ(test, uc_cache_live(none, false), 0);
+
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), 0);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+}
+
 /* A CPU going offline gives its magazines to the depot. */
 static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 {
@@ -1337,6 +1429,7 @@ static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_none_fast_path_clears_in_batches),
 	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),
+	KUNIT_CASE_SLOW(mag_stress_with_drain_shrink_reap_hotplug),
 	{}
 };
 
