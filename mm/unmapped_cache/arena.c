@@ -45,6 +45,7 @@
 
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -160,15 +161,14 @@ static void uc_arena_drop_block(struct uc_arena *arena, struct uc_block *block)
 	unsigned long pfn = page_to_pfn(block->page), addr = block->addr;
 
 	list_del(&block->list);
-	arena->nr_blocks--;
+	WRITE_ONCE(arena->nr_blocks, arena->nr_blocks - 1);
 	if (vspace) {
 		uc_arena_unmap_block(block);
 		uc_vspace_put(vspace);
 	}
-	block->owner = NULL;
+	WRITE_ONCE(block->owner, NULL);
 	block->vspace = NULL;
-	if (uc_block_release(block))
-		return;	/* Warned; the block stays out of the page allocator. */
+	uc_block_retire(block);
 	uc_arena_count(arena, UC_ARENA_BLOCKS_OUT, 1);
 	trace_unmapped_cache_block_return(arena->nid, arena->perm, pfn, addr);
 }
@@ -184,9 +184,9 @@ static void uc_arena_unwind(struct list_head *added)
 			uc_arena_unmap_block(block);
 			block->vspace->nr_blocks--;
 		}
-		block->owner = NULL;
+		WRITE_ONCE(block->owner, NULL);
 		block->vspace = NULL;
-		uc_block_release(block);
+		uc_block_retire(block);
 	}
 }
 
@@ -199,7 +199,7 @@ static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
 	struct uc_block *block = uc_block_grab(arena->nid, fill);
 
 	if (block) {
-		block->owner = arena;
+		WRITE_ONCE(block->owner, arena);
 		list_add_tail(&block->list, added);
 	}
 	return block;
@@ -240,7 +240,7 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		block = uc_arena_take_block(arena, &added);
 		if (!block)
 			goto err_free_node;
-		block->addr = PFN_PHYS(page_to_pfn(block->page));
+		WRITE_ONCE(block->addr, PFN_PHYS(page_to_pfn(block->page)));
 		start = block->addr;
 		goto add;
 	}
@@ -269,16 +269,16 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		block = uc_arena_take_block(arena, &added);
 		if (!block)
 			break;
-		block->addr = start + i * UNMAPPED_CACHE_BLOCK_SIZE;
+		WRITE_ONCE(block->addr, start + i * UNMAPPED_CACHE_BLOCK_SIZE);
 		block->vspace = vspace;
 		vspace->nr_blocks++;
 		if (uc_arena_map_block(arena, block, block->addr, pages)) {
 			/* Not mapped: do not let the unwind unmap it. */
 			list_del(&block->list);
 			vspace->nr_blocks--;
-			block->owner = NULL;
+			WRITE_ONCE(block->owner, NULL);
 			block->vspace = NULL;
-			uc_block_release(block);
+			uc_block_retire(block);
 			break;
 		}
 	}
@@ -294,7 +294,7 @@ add:
 	if (WARN_ON_ONCE(err))
 		goto err_unwind;
 
-	arena->nr_blocks += nr;
+	WRITE_ONCE(arena->nr_blocks, arena->nr_blocks + nr);
 	list_for_each_entry(block, &added, list)
 		trace_unmapped_cache_block_add(arena->nid, arena->perm,
 					       page_to_pfn(block->page),
@@ -356,8 +356,19 @@ unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 			mutex_unlock(&arena->grow_lock);
 			break;
 		}
+		/*
+		 * Carve the chunk before letting go of grow_lock: a shrink or
+		 * drain (which takes it to drop blocks) would otherwise give
+		 * the new, still empty block straight back, and a refill that
+		 * loses that race every time would fail the allocation.
+		 */
+		spin_lock_irqsave(&arena->lock, flags);
+		chunk = uc_range_alloc(&arena->tree, size, align, owner, spare);
+		spin_unlock_irqrestore(&arena->lock, flags);
 		mutex_unlock(&arena->grow_lock);
-		/* Somebody else may take the new space first: retry. */
+		if (chunk)
+			break;
+		/* Other CPUs took the new space first: retry. */
 		if (uc_range_spares_fill(spare, gfp & GFP_RECLAIM_MASK))
 			break;
 	}
@@ -561,10 +572,15 @@ struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
 	}
 	if (pagep)
 		*pagep = page;
+	/*
+	 * @addr may be a bad pointer from a caller, in a block that another
+	 * CPU is releasing: the block structure is freed after a grace
+	 * period, and the arenas are never freed.
+	 */
+	rcu_read_lock();
 	block = uc_block_lookup(pfn);
-	if (!block)
-		return NULL;
-	arena = READ_ONCE(block->owner);
+	arena = block ? READ_ONCE(block->owner) : NULL;
+	rcu_read_unlock();
 	if (!arena || arena->perm != perm)
 		return NULL;
 	return arena;

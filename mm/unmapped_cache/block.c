@@ -30,6 +30,13 @@
  *    cannot fail (see the arch code); if it ever did, the block is leaked
  *    with a warning, which is survivable, instead of freed while unmapped,
  *    which is not.
+ * 6. An owner that is done with a block hands it to uc_block_retire().  A
+ *    page of it may hold a reference somebody else took for a moment (a
+ *    pfn walker's get_page_unless_zero(), for instance): then the block
+ *    waits on uc_deferred_list, still out of the direct map and still
+ *    counted as held, and a worker retries the release every
+ *    UC_BLOCK_RETRY_DELAY until the reference is gone.  A block never
+ *    belongs to nobody.
  *
  * Context: grab and release may sleep (CPA may allocate a page table to
  * split a 1 GiB entry, and flushes TLBs with IPIs), so both are for process
@@ -41,7 +48,9 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "internal.h"
@@ -51,6 +60,20 @@ static DEFINE_XARRAY(uc_blocks);
 
 atomic_long_t uc_block_stats[UC_BLOCK_STAT_COUNT];
 
+/*
+ * Blocks whose release waits for a page's extra reference to go, linked
+ * through block->list (the owner let go of it), and the worker retrying
+ * them.  A block still busy after UC_BLOCK_RETRY_WARN tries (a minute)
+ * gets a warning: somebody holds a page of the cache for good.
+ */
+#define UC_BLOCK_RETRY_DELAY	(HZ / 10)
+#define UC_BLOCK_RETRY_WARN	600
+static LIST_HEAD(uc_deferred_list);
+static DEFINE_SPINLOCK(uc_deferred_lock);
+static atomic_long_t uc_deferred_nr;
+static void uc_block_retry_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(uc_block_retry_work, uc_block_retry_fn);
+
 const char *const uc_block_stat_names[] = {
 	[UC_BLOCK_GRABBED]		= "blocks grabbed",
 	[UC_BLOCK_RELEASED]		= "blocks released",
@@ -58,6 +81,7 @@ const char *const uc_block_stat_names[] = {
 	[UC_BLOCK_UNMAP_FAILED]		= "direct-map removals failed",
 	[UC_BLOCK_META_FAILED]		= "metadata allocations failed",
 	[UC_BLOCK_RELEASE_REFUSED]	= "releases refused",
+	[UC_BLOCK_RELEASE_DEFERRED]	= "releases deferred (page busy)",
 	[UC_BLOCK_RESTORE_FAILED]	= "restores failed (leaked)",
 	[UC_BLOCK_PAGES_IN]		= "pages from page allocator",
 	[UC_BLOCK_PAGES_OUT]		= "pages to page allocator",
@@ -169,25 +193,16 @@ err_erase:
 err_free_pages:
 	uc_block_free_pages(page);
 err_free_block:
-	kfree(block);
+	/* Found by a lockless uc_block_lookup() while it was in uc_blocks. */
+	kfree_rcu(block, rcu);
 	return NULL;
 }
 
-/**
- * uc_block_release() - Put a block back into the direct map and free it.
- * @block: a block returned by uc_block_grab().
- *
- * Every page of @block must be back with the cache: a page that somebody
- * else still holds a reference to makes the release refuse, and so does a
- * block that uc_block_grab() did not return (or that was released already).
- *
- * Context: Process context; may sleep.
- * Return: 0 when the block is back in the page allocator; -EINVAL for a
- * foreign or already released block, -EBUSY for a block with a page in use
- * (both with a warning, the cache is left as it was); -EIO if the direct map
- * could not be restored, in which case the block is leaked on purpose.
+/*
+ * The release proper; -EBUSY (a page has another reference) without a
+ * warning, for uc_block_retire() to try again later.
  */
-int uc_block_release(struct uc_block *block)
+static int uc_block_try_release(struct uc_block *block)
 {
 	unsigned long index, i;
 	struct page *page;
@@ -200,12 +215,9 @@ int uc_block_release(struct uc_block *block)
 	if (uc_refuse(xa_load(&uc_blocks, index) != block))
 		goto err_refuse;
 
-	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
-		if (uc_refuse(page_ref_count(page + i) != 1)) {
-			uc_block_count(UC_BLOCK_RELEASE_REFUSED, 1);
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		if (page_ref_count(page + i) != 1)
 			return -EBUSY;
-		}
-	}
 
 	/* A concurrent release of the same block loses here. */
 	if (uc_refuse(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
@@ -216,7 +228,7 @@ int uc_block_release(struct uc_block *block)
 		/* The pages stay out of the page allocator for good. */
 		uc_block_count(UC_BLOCK_RESTORE_FAILED, 1);
 		uc_block_count(UC_BLOCK_RELEASED, 1);
-		kfree(block);
+		kfree_rcu(block, rcu);
 		return -EIO;
 	}
 
@@ -230,7 +242,7 @@ int uc_block_release(struct uc_block *block)
 		clear_page(page_address(page + i));
 	uc_block_free_pages(page);
 	uc_block_count(UC_BLOCK_RELEASED, 1);
-	kfree(block);
+	kfree_rcu(block, rcu);
 	return 0;
 
 err_refuse:
@@ -239,11 +251,117 @@ err_refuse:
 }
 
 /**
+ * uc_block_release() - Put a block back into the direct map and free it.
+ * @block: a block returned by uc_block_grab().
+ *
+ * Every page of @block must be back with the cache: a page that somebody
+ * else still holds a reference to makes the release refuse, and so does a
+ * block that uc_block_grab() did not return (or that was released already).
+ * Owners that let go of a block use uc_block_retire() instead, which
+ * waits for such a reference to go.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 when the block is back in the page allocator; -EINVAL for a
+ * foreign or already released block, -EBUSY for a block with a page in use
+ * (both with a warning, the cache is left as it was); -EIO if the direct map
+ * could not be restored, in which case the block is leaked on purpose.
+ */
+int uc_block_release(struct uc_block *block)
+{
+	int err = uc_block_try_release(block);
+
+	if (err == -EBUSY) {
+		uc_refuse(true);
+		uc_block_count(UC_BLOCK_RELEASE_REFUSED, 1);
+	}
+	return err;
+}
+
+static void uc_block_defer(struct uc_block *block)
+{
+	spin_lock(&uc_deferred_lock);
+	list_add_tail(&block->list, &uc_deferred_list);
+	spin_unlock(&uc_deferred_lock);
+	schedule_delayed_work(&uc_block_retry_work, UC_BLOCK_RETRY_DELAY);
+}
+
+/**
+ * uc_block_retire() - Give a block back, now or once its pages are free.
+ * @block: a block returned by uc_block_grab(), that its owner let go of
+ *         (unlinked from its lists, no chunk in it).
+ *
+ * Like uc_block_release(), but a page that still has another reference
+ * (taken by a pfn walker for a moment, say) does not leave the block lost:
+ * it waits, out of the direct map and counted in uc_blocks_held(), and a
+ * worker releases it once the reference is gone.
+ *
+ * Context: Process context; may sleep.
+ */
+void uc_block_retire(struct uc_block *block)
+{
+	if (uc_block_try_release(block) != -EBUSY)
+		return;
+	block->retries = 0;
+	atomic_long_inc(&uc_deferred_nr);
+	uc_block_count(UC_BLOCK_RELEASE_DEFERRED, 1);
+	uc_block_defer(block);
+}
+
+static void uc_block_retry_fn(struct work_struct *work)
+{
+	struct uc_block *block, *next;
+	LIST_HEAD(todo);
+
+	spin_lock(&uc_deferred_lock);
+	list_splice_init(&uc_deferred_list, &todo);
+	spin_unlock(&uc_deferred_lock);
+
+	list_for_each_entry_safe(block, next, &todo, list) {
+		list_del_init(&block->list);
+		if (uc_block_try_release(block) != -EBUSY) {
+			atomic_long_dec(&uc_deferred_nr);
+			continue;
+		}
+		WARN_ONCE(++block->retries == UC_BLOCK_RETRY_WARN,
+			  "unmapped_cache: block at pfn %#lx still has a page in use after %u tries\n",
+			  page_to_pfn(block->page), block->retries);
+		uc_block_defer(block);
+	}
+}
+
+/**
+ * uc_blocks_retry() - Retry the deferred releases now, and wait for them.
+ *
+ * For the tests and the drain: releases every deferred block whose pages
+ * are free by now; the others keep waiting.
+ *
+ * Context: Process context; may sleep.
+ */
+void uc_blocks_retry(void)
+{
+	mod_delayed_work(system_wq, &uc_block_retry_work, 0);
+	flush_delayed_work(&uc_block_retry_work);
+}
+
+/**
+ * uc_blocks_deferred() - How many blocks wait for a page to be free.
+ *
+ * Return: blocks whose release uc_block_retire() deferred and that are
+ * not released yet.
+ */
+long uc_blocks_deferred(void)
+{
+	return atomic_long_read(&uc_deferred_nr);
+}
+
+/**
  * uc_block_lookup() - Find the block that holds a page frame.
  * @pfn: any page frame number.
  *
- * Context: Any context.  The result is only stable while the caller keeps
- * the block from being released (for instance, by owning it).
+ * Context: Any context.  The block may be dereferenced only while the
+ * caller keeps it from being released (for instance, by owning it) or
+ * inside an RCU read-side critical section: released blocks are freed
+ * after a grace period.
  * Return: the block whose pages include @pfn, or NULL.
  */
 struct uc_block *uc_block_lookup(unsigned long pfn)

@@ -127,6 +127,7 @@ static int blocks_show(struct seq_file *seq, void *v)
 		seq_printf(seq, "%s: %ld\n", uc_block_stat_names[i],
 			   uc_block_stat(i));
 	seq_printf(seq, "blocks held: %ld\n", uc_blocks_held());
+	seq_printf(seq, "blocks waiting for a page: %ld\n", uc_blocks_deferred());
 	seq_printf(seq, "bad calls refused: %ld\n",
 		   atomic_long_read(&uc_bad_calls));
 

@@ -56,10 +56,15 @@ extern atomic_long_t uc_bad_calls;
  * @addr:  where the owner placed the block: its address in the module area
  *         for a mapped arena, its physical address for a NONE arena.
  * @vspace: the reservation of virtual space the block is mapped in, if any.
+ * @retries: deferred releases tried (see uc_block_retire()).
+ * @rcu:   frees the structure after a grace period: uc_block_lookup() may
+ *         run concurrently with the release (see uc_arena_lookup()).
  *
  * Blocks are recorded in uc_blocks (block.c) from the moment they are taken
  * until they are back in the page allocator, so any pfn can be checked for
- * belonging to the cache with uc_block_lookup().
+ * belonging to the cache with uc_block_lookup().  @owner and @addr change
+ * while lockless readers may look at them: they are written with
+ * WRITE_ONCE() and read with READ_ONCE().
  */
 struct uc_block {
 	struct page *page;
@@ -68,6 +73,8 @@ struct uc_block {
 	struct list_head list;
 	unsigned long addr;
 	struct uc_vspace *vspace;
+	unsigned int retries;
+	struct rcu_head rcu;
 };
 
 /**
@@ -89,6 +96,7 @@ enum uc_block_stat {
 	UC_BLOCK_UNMAP_FAILED,		/* direct-map removal failed */
 	UC_BLOCK_META_FAILED,		/* no memory for struct uc_block */
 	UC_BLOCK_RELEASE_REFUSED,	/* release of a busy or foreign block */
+	UC_BLOCK_RELEASE_DEFERRED,	/* retire of a busy block: retried later */
 	UC_BLOCK_RESTORE_FAILED,	/* restore failed: block leaked on purpose */
 	UC_BLOCK_PAGES_IN,		/* pages taken from the page allocator */
 	UC_BLOCK_PAGES_OUT,		/* pages handed back to the page allocator */
@@ -111,6 +119,9 @@ static inline long uc_blocks_held(void)
 
 struct uc_block *uc_block_grab(int nid, int fill);
 int uc_block_release(struct uc_block *block);
+void uc_block_retire(struct uc_block *block);
+void uc_blocks_retry(void);
+long uc_blocks_deferred(void);
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
 /**

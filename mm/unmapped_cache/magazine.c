@@ -138,6 +138,21 @@ static void uc_magazine_push(struct uc_magazine *mag, unsigned long addr,
 	mag->page[mag->rounds++] = page;
 }
 
+/*
+ * The depot's statistics and a CPU's count of rounds are written under
+ * their lock and read without it (debugfs, the shrinker's count): marked
+ * writes, so that the readers' READ_ONCE() sees no torn value (KCSAN).
+ */
+static void uc_depot_stat_inc(struct uc_depot *depot, enum uc_depot_stat item)
+{
+	WRITE_ONCE(depot->stats[item], depot->stats[item] + 1);
+}
+
+static void uc_mag_rounds_add(struct uc_mag_cpu *mc, long nr)
+{
+	WRITE_ONCE(mc->rounds, mc->rounds + nr);
+}
+
 /* Take a magazine off a depot list.  Context: depot->lock held. */
 static struct uc_magazine *uc_depot_take_locked(struct uc_depot *depot,
 						bool full)
@@ -152,7 +167,7 @@ static struct uc_magazine *uc_depot_take_locked(struct uc_depot *depot,
 	if (!mag)
 		return NULL;
 	list_del_init(&mag->list);
-	(*nr)--;
+	WRITE_ONCE(*nr, *nr - 1);
 	if (*nr < *min)
 		*min = *nr;
 	return mag;
@@ -171,11 +186,11 @@ static void uc_depot_put_locked(struct uc_depot *depot, struct uc_magazine *mag)
 	}
 	if (mag->rounds) {
 		list_add(&mag->list, &depot->full);
-		depot->nr_full++;
-		depot->stats[UC_DEPOT_FULL_IN]++;
+		WRITE_ONCE(depot->nr_full, depot->nr_full + 1);
+		uc_depot_stat_inc(depot, UC_DEPOT_FULL_IN);
 	} else {
 		list_add(&mag->list, &depot->empty);
-		depot->nr_empty++;
+		WRITE_ONCE(depot->nr_empty, depot->nr_empty + 1);
 	}
 }
 
@@ -184,7 +199,7 @@ static void uc_depot_lock(struct uc_depot *depot, unsigned long *flags)
 	__acquires(&depot->lock)
 {
 	spin_lock_irqsave(&depot->lock, *flags);
-	depot->stats[UC_DEPOT_LOCKED]++;
+	uc_depot_stat_inc(depot, UC_DEPOT_LOCKED);
 }
 
 /**
@@ -221,7 +236,7 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 	uc_depot_lock(depot, &dflags);
 	full = uc_depot_take_locked(depot, true);
 	if (full) {
-		depot->stats[UC_DEPOT_FULL_OUT]++;
+		uc_depot_stat_inc(depot, UC_DEPOT_FULL_OUT);
 		if (mc->previous)
 			uc_depot_put_locked(depot, mc->previous);
 	}
@@ -232,13 +247,13 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 				   UC_TRACE_DEPOT_REFILL, full->rounds);
 	mc->previous = mc->loaded;
 	mc->loaded = full;
-	mc->rounds += full->rounds;
+	uc_mag_rounds_add(mc, full->rounds);
 
 take:
 	mc->loaded->rounds--;
 	addr = mc->loaded->addr[mc->loaded->rounds];
 	page = mc->loaded->page[mc->loaded->rounds];
-	mc->rounds--;
+	uc_mag_rounds_add(mc, -1);
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
 	uc_round_tag(page, owner);
@@ -292,7 +307,7 @@ static void uc_mag_install(struct uc_arena *arena, struct uc_magazine *full)
 		spare = full;
 	}
 	if (spare != full)
-		mc->rounds += full->rounds;
+		uc_mag_rounds_add(mc, full->rounds);
 	if (spare && !spare->rounds && !mc->dirty) {
 		mc->dirty = spare;
 		spare = NULL;
@@ -327,12 +342,12 @@ static bool uc_mag_free_dirty(struct uc_arena *arena, unsigned long addr,
 		return false;
 	}
 	uc_magazine_push(mc->dirty, addr, page);
-	mc->rounds++;
+	uc_mag_rounds_add(mc, 1);
 	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
 	if (mc->dirty->rounds == UC_MAG_ROUNDS) {
 		full = mc->dirty;
 		mc->dirty = NULL;
-		mc->rounds -= full->rounds;
+		uc_mag_rounds_add(mc, -full->rounds);
 	}
 	local_unlock_irqrestore(&arena->mags->lock, flags);
 
@@ -385,7 +400,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 		return false;
 	}
 	if (mc->previous) {
-		mc->rounds -= mc->previous->rounds;
+		uc_mag_rounds_add(mc, -mc->previous->rounds);
 		trace_unmapped_cache_depot(arena->nid, arena->perm,
 					   UC_TRACE_DEPOT_PUT,
 					   mc->previous->rounds);
@@ -398,7 +413,7 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 
 push:
 	uc_magazine_push(mc->loaded, addr, page);
-	mc->rounds++;
+	uc_mag_rounds_add(mc, 1);
 	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
 	return true;
@@ -443,7 +458,7 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 	depot->min_full = depot->nr_full;
 	depot->min_empty = depot->nr_empty;
 	list_for_each_entry(mag, &reaped, list)
-		depot->stats[UC_DEPOT_REAPED]++;
+		uc_depot_stat_inc(depot, UC_DEPOT_REAPED);
 	spin_unlock_irqrestore(&depot->lock, flags);
 
 	list_for_each_entry_safe(mag, next, &reaped, list) {

@@ -66,6 +66,7 @@
 
 #include <linux/align.h>
 #include <linux/bug.h>
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/list.h>
 #include <linux/log2.h>
@@ -332,7 +333,8 @@ static struct uc_range *uc_free_insert(struct uc_range_tree *t,
 		next = NULL;
 
 	r->owner = NULL;
-	t->free_bytes += r->size;
+	/* Read without the lock by the shrinker's count. */
+	WRITE_ONCE(t->free_bytes, t->free_bytes + r->size);
 
 	if (!prev && !next) {
 		uc_free_link(t, r, parent, link);
@@ -454,7 +456,7 @@ static void uc_free_carve(struct uc_range_tree *t, struct uc_range *r,
 		uc_free_link(t, split, parent, link);
 		break;
 	}
-	t->free_bytes -= size;
+	WRITE_ONCE(t->free_bytes, t->free_bytes - size);
 }
 
 /*

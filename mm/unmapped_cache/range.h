@@ -56,7 +56,8 @@ struct uc_range {
  * @free_list:  the same free ranges in address order, so that the
  *              neighbours of a range are found in O(1).
  * @busy_root:  busy chunks by address.
- * @free_bytes: total size of the free ranges.
+ * @free_bytes: total size of the free ranges; written with WRITE_ONCE(),
+ *              may be read without the owner's lock (READ_ONCE()).
  * @busy_bytes: total size of the busy chunks.
  * @nr_free:    number of free ranges.
  * @nr_busy:    number of busy chunks.

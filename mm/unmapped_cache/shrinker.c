@@ -107,16 +107,22 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
  *
  * Takes back released pages nobody else holds any more, empties every
  * CPU's magazines and every depot, then returns every block
- * with no live chunk.  For administrators (debugfs "drain") and tests.
+ * with no live chunk, and retries the releases that waited for a page
+ * (uc_block_retire()).  For administrators (debugfs "drain") and tests.
  *
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
 unsigned long uc_drain(void)
 {
+	unsigned long blocks;
+
 	uc_release_flush();
 	uc_mag_drain();
-	return uc_shrink_all(0, ULONG_MAX, false);
+	blocks = uc_shrink_all(0, ULONG_MAX, false);
+	/* Blocks whose release waits for a page: those free by now go too. */
+	uc_blocks_retry();
+	return blocks;
 }
 
 /*
