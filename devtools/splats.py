@@ -2,7 +2,7 @@
 """Find kernel splats in a console log, and tell expected ones apart.
 
 Usage: splats.py [--complete] [--expect-warnings CASE,...]
-                 [--require-warnings CASE,...] LOG
+                 [--require-warnings CASE,...] [--kcsan MODULE] LOG
 
 A splat is a WARNING, BUG (KASAN and kmemleak reports included), Oops,
 lockdep report, RCU warning or panic.  The KUnit cases named with
@@ -24,6 +24,15 @@ With --complete, the log must be a guest job's whole console: it must
 show the guest's start (UC-BEGIN) and the job's result (UC-RESULT); an
 empty or truncated log fails.
 
+With --kcsan MODULE (the KCSAN kernel's log), KCSAN reports are sorted
+into three kinds.  A report in the cache's code (its title, or the top
+frame of either access, names a uc_ or unmapped_cache function) is a
+splat.  A report naming a function of MODULE is the planted race of the
+positive control, and at least one is required: without it, "no report"
+would not show that KCSAN was watching.  Any other report is a race
+elsewhere in the kernel: listed and counted, not a failure of this
+project's tests.
+
 Prints one line per splat and a summary; exits 1 if any splat was not
 expected, a required warning is missing or the log is incomplete.
 """
@@ -36,9 +45,29 @@ SPLAT = re.compile(
     r"|possible circular locking|possible recursive locking"
     r"|inconsistent lock state|suspicious RCU usage|UBSAN:"
     r"|unreferenced object|W\+X mappings: FAILED|Found insecure W\+X)")
+KCSAN_BEGIN = re.compile(r"BUG: KCSAN: ")
+KCSAN_END = re.compile(r"={20,}")
+# The top frame of an access: the line that follows "read to 0x..." etc.
+KCSAN_ACCESS = re.compile(r"(read|write|read-write|race at unknown origin)"
+                          r".* (to|with) |by (task|interrupt)")
+OURS_FN = re.compile(r"\b(__)?(uc_|unmapped_cache)\w*")
 OWN = re.compile(r"at (mm/unmapped_cache/|arch/x86/mm/unmapped_cache\.c)")
 RESULT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(not ok|ok) \d+ (.+?)\s*(?:#.*)?$")
 SUBTEST = re.compile(r"# Subtest: (\S+)")
+
+
+def kcsan_kind(report, control):
+    """Sort one KCSAN report: "ours", "control" or "elsewhere"."""
+    title = report[0]
+    tops = [report[i + 1].strip() for i in range(len(report) - 1)
+            if KCSAN_ACCESS.search(report[i]) and report[i + 1].strip()]
+    named = [title] + tops
+    if any("[%s]" % control in n or re.search(r"\b%s_" % control, n)
+           for n in named):
+        return "control"
+    if any(OURS_FN.search(n.split(" in ", 1)[-1]) for n in named):
+        return "ours"
+    return "elsewhere"
 
 
 def main():
@@ -50,6 +79,9 @@ def main():
                     " must each show at least one expected warning")
     ap.add_argument("--complete", action="store_true",
                     help="fail unless the log has UC-BEGIN and UC-RESULT")
+    ap.add_argument("--kcsan", metavar="MODULE", default="",
+                    help="KCSAN log: fail on reports in the cache's code,"
+                    " require one from MODULE (the planted race)")
     ap.add_argument("log")
     args = ap.parse_args()
     allowed = [c for c in args.expect_warnings.split(",") if c]
@@ -60,12 +92,29 @@ def main():
     # Subtests open for suites and for parameterised cases, whose
     # results name the parameter: their splats belong to the case.
     pending, found, stack = [], [], []
+    kcsan, control, elsewhere = None, 0, []
     with open(args.log, errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
             nlines += 1
             begun = begun or "UC-BEGIN " in line
             ended = ended or "UC-RESULT rc=" in line
+            if args.kcsan and kcsan is None and KCSAN_BEGIN.search(line):
+                kcsan = [line[KCSAN_BEGIN.search(line).start():]]
+                continue
+            if kcsan is not None:
+                if not KCSAN_END.search(line):
+                    kcsan.append(re.sub(r"^\[[^\]]*\]\s?", "", line))
+                    continue
+                kind = kcsan_kind(kcsan, args.kcsan)
+                if kind == "ours":
+                    pending.append(kcsan[0][:160])
+                elif kind == "control":
+                    control += 1
+                else:
+                    elsewhere.append(kcsan[0][:160])
+                kcsan = None
+                continue
             m = SPLAT.search(line)
             if m:
                 pending.append(line[m.start():][:160])
@@ -84,6 +133,8 @@ def main():
                 pending = []
             if stack and stack[-1] == name:
                 stack.pop()
+    if kcsan is not None:
+        pending.append(kcsan[0][:160] + " (report cut off)")
     found += [("(after KUnit: workloads)", s) for s in pending]
 
     bad = 0
@@ -102,6 +153,17 @@ def main():
         print("%s: %d warning(s) from the cache%s"
               % (r, n, "" if n else " -- MISSING: the case must warn"))
         problems += not n
+    if args.kcsan:
+        for title in elsewhere:
+            print("elsewhere (not the cache): %s" % title)
+        print("KCSAN: %d report(s) in the cache's code, %d from the planted"
+              " race (%s), %d elsewhere in the kernel"
+              % (sum(1 for _, s in found if "KCSAN" in s), control,
+                 args.kcsan, len(elsewhere)))
+        if not control:
+            print("MISSING positive control: no KCSAN report of the planted"
+                  " race in %s" % args.kcsan)
+            problems += 1
     if args.complete and not (begun and ended):
         print("INCOMPLETE console log (%d lines): %s" % (
             nlines, "empty" if not nlines else

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The debug kernel's job (KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST,
-# DEBUG_WX, CPA_DEBUG; needs --hostroot, and --kunit for the suites, which
+# DEBUG_WX; needs --hostroot, and --kunit for the suites, which
 # run at boot before it).  It runs the callers' workloads at a reduced size
 # with the modules built for this kernel (each workload is followed by the
 # UC-VERIFY check of every block), then asks kmemleak for a scan and the

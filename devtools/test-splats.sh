@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Self-test of splats.py on hand-made console logs: a scanner that let a
+# splat through, or took a log without the positive control for a clean
+# KCSAN run, would make every "0 splats" worthless.
+. "$(dirname "$0")/common.sh"
+splats=$UC_ROOT/devtools/splats.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+# expect NAME RC LAST-LINE [splats.py options] < log
+expect() {
+	local name=$1 want_rc=$2 want=$3 out rc
+	shift 3
+	cat > "$tmp/$name"
+	out=$(python3 "$splats" "$@" "$tmp/$name")
+	rc=$?
+	if [ "$rc" != "$want_rc" ] || ! printf '%s\n' "$out" | grep -qxF "$want"; then
+		echo "$name: got rc=$rc:"; printf '%s\n' "$out" | sed 's/^/    /'
+		echo "    want rc=$want_rc and the line '$want'"
+		bad=1
+	fi
+}
+
+race() { # race TITLE FRAME1 FRAME2: a KCSAN report as 6.12 prints it
+	cat <<R
+[   10.1] ==================================================================
+[   10.1] BUG: KCSAN: data-race in $1
+[   10.1] 
+[   10.1] write to 0xffffffff83a0c0c8 of 8 bytes by task 140 on cpu 1:
+[   10.1]  $2
+[   10.1]  kthread+0x1a4/0x1e0
+[   10.1] 
+[   10.1] read to 0xffffffff83a0c0c8 of 8 bytes by task 141 on cpu 0:
+[   10.1]  $3
+[   10.1]  kthread+0x1a4/0x1e0
+[   10.1] 
+[   10.1] value changed: 0x0000000000000001 -> 0x0000000000000002
+[   10.1] 
+[   10.1] Reported by Kernel Concurrency Sanitizer on:
+[   10.1] CPU: 0 UID: 0 PID: 141 Comm: uc_race_reader Not tainted 6.12.57 #1
+[   10.1] ==================================================================
+R
+}
+begin() { echo "[    1.0] UC-BEGIN job=kcsan"; }
+end() { echo "[   20.0] UC-RESULT rc=0"; }
+control() { race "uc_race_reader [uc_race] / uc_race_writer [uc_race]" \
+	"uc_race_writer+0x2f/0x70 [uc_race]" "uc_race_reader+0x2f/0x70 [uc_race]"; }
+
+{ begin; control; end; } |
+	expect control-only 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_race), 0 elsewhere in the kernel" --complete --kcsan uc_race
+{ begin; end; } |
+	expect no-control 1 "MISSING positive control: no KCSAN report of the planted race in uc_race" --complete --kcsan uc_race
+{ begin; control; race "uc_mag_alloc / uc_mag_flush_cpu_arena" \
+	"uc_mag_alloc+0x40/0x90" "uc_mag_flush_cpu_arena+0x10/0x80"; end; } |
+	expect ours 1 "KCSAN: 1 report(s) in the cache's code, 1 from the planted race (uc_race), 0 elsewhere in the kernel" --complete --kcsan uc_race
+# The title may name a caller; the top frame decides.
+{ begin; control; race "__free_pages / rcu_core" \
+	"__uc_arena_free+0x40/0x90" "rcu_core+0x10/0x80"; end; } |
+	expect ours-by-frame 1 "KCSAN: 1 report(s) in the cache's code, 1 from the planted race (uc_race), 0 elsewhere in the kernel" --complete --kcsan uc_race
+{ begin; control; race "rcu_core / tick_sched_timer" \
+	"rcu_core+0x40/0x90" "tick_sched_timer+0x10/0x80"; end; } |
+	expect elsewhere 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_race), 1 elsewhere in the kernel" --complete --kcsan uc_race
+# Without --kcsan every KCSAN report is a splat.
+{ begin; control; end; } |
+	expect plain-kernel 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
+# A report cut off by the end of the log is a splat.
+{ begin; control | head -n 6; } |
+	expect cut-off 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --kcsan uc_race
+{ begin; echo "[    5.0] WARNING: CPU: 1 PID: 1 at mm/page_alloc.c:1 x+0x1/0x2"; end; } |
+	expect warning 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
+{ begin; } |
+	expect truncated 1 "INCOMPLETE console log (1 lines): no UC-RESULT line" --complete
+exit $bad
