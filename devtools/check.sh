@@ -332,6 +332,17 @@ sec_callers() {
 	else
 		fail "guest: verify with the modules loaded: $loaded of 3 clean UC-VERIFY lines (log: $log)"
 	fi
+	# The drain after the workloads: released blocks, and the kernel TLB
+	# flushes it cost (one per block taken out of the module area, none
+	# to put a block back into the direct map).
+	dtlb=$(grep -ao 'UC-DRAIN-TLB released=[0-9]* flushes=[0-9]*' "$log" | tr -d '\r')
+	rel=$(echo "$dtlb" | sed -n 's/.*released=\([0-9]*\).*/\1/p')
+	fl=$(echo "$dtlb" | sed -n 's/.*flushes=\([0-9]*\).*/\1/p')
+	if [ -n "$rel" ] && [ "$rel" -gt 0 ] && [ "$fl" -le "$rel" ]; then
+		pass "guest: a drain releasing $rel blocks flushes the kernel TLB $fl times, at most once per block ($dtlb)"
+	else
+		fail "guest: TLB flushes of a drain (${dtlb:-no UC-DRAIN-TLB line}; want 1 or more blocks released, at most one flush each; log: $log)"
+	fi
 	if grep -aq "UC-BPF-ROX allocations=[1-9]" "$log"; then
 		pass "guest: BPF programs come from the ROX arena with the cache on ($(grep -ao 'UC-BPF-ROX.*' "$log" | tr -d '\r'))"
 	else
@@ -405,7 +416,7 @@ sec_kcsan() {
 	while :; do
 		UC_VARIANT=kcsan UC_QEMU_ACCEL=tcg,thread=multi guest "KCSAN kernel: KUnit and workloads" "$log" \
 			--timeout 2400 --kunit --smp 2 --hostroot \
-			--append uc.workloads=bpf,secretmem,modules kcsan
+			--append pti=on --append uc.workloads=bpf,secretmem,modules kcsan
 		tries=$((tries + 1))
 		if [ $job_rc -eq 125 ] && [ $tries -eq 1 ] && grep -aq 'int3' "$log" &&
 		   ! grep -aq 'Subtest: unmapped_cache\|UC-BEGIN' "$log"; then

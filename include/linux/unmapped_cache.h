@@ -123,8 +123,10 @@ struct unmapped_cache_dm_counts {
 
 /**
  * arch_unmapped_cache_unmap_block() - Remove a block from the direct map.
- * @page: first page of a naturally aligned block of
- *        %UNMAPPED_CACHE_BLOCK_PAGES pages.
+ * @page:  first page of a naturally aligned block of
+ *         %UNMAPPED_CACHE_BLOCK_PAGES pages.
+ * @state: set to what the restore needs to know (the architecture's own
+ *         encoding; for instance, other aliases it removed as well).
  *
  * Makes the one PMD-level entry that maps the block not present and flushes
  * the TLB once.  May sleep (splitting a PUD-level entry that covers the block
@@ -132,20 +134,23 @@ struct unmapped_cache_dm_counts {
  *
  * Return: 0 on success.  On error the direct map is as it was before.
  */
-int arch_unmapped_cache_unmap_block(struct page *page);
+int arch_unmapped_cache_unmap_block(struct page *page, unsigned long *state);
 
 /**
  * arch_unmapped_cache_restore_block() - Put a block back into the direct map.
- * @page: first page of a block removed by arch_unmapped_cache_unmap_block().
+ * @page:  first page of a block removed by arch_unmapped_cache_unmap_block().
+ * @state: what arch_unmapped_cache_unmap_block() set.
  *
- * Makes the same PMD-level entry present again.  It neither splits nor
- * allocates, so it cannot fail as long as nobody changed permissions inside
- * the not-present block.  May sleep.
+ * Makes the same PMD-level entry present again, with exactly the flags it
+ * had before the removal.  It neither splits nor allocates, so it cannot
+ * fail as long as nobody changed permissions inside the not-present block.
+ * Needs no TLB flush where the architecture caches no not-present entry
+ * (x86).  May sleep.
  *
  * Return: 0 on success; an error means the architecture broke that promise
  * and the caller must not hand the block back to the page allocator.
  */
-int arch_unmapped_cache_restore_block(struct page *page);
+int arch_unmapped_cache_restore_block(struct page *page, unsigned long state);
 
 /**
  * struct unmapped_cache_entry - A kernel page-table leaf entry, decoded.
@@ -153,12 +158,15 @@ int arch_unmapped_cache_restore_block(struct page *page);
  * @present:  it is present.
  * @writable: it allows writes.
  * @exec:     it allows instruction fetches.
+ * @flags:    all of the entry's flag bits, in the architecture's encoding
+ *            (for comparing an entry before and after a change).
  */
 struct unmapped_cache_entry {
 	unsigned long size;
 	bool present;
 	bool writable;
 	bool exec;
+	unsigned long flags;
 };
 
 /**

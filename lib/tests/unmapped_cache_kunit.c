@@ -188,6 +188,62 @@ static void block_grab_removes_one_pmd(struct kunit *test)
 	uc_expect_block_state(test, uc_block_addr(block), false);
 }
 
+static void uc_test_free_block_pages_action(void *data)
+{
+	__free_pages(data, UNMAPPED_CACHE_BLOCK_ORDER);
+}
+
+/*
+ * The restore puts back exactly the entry that the removal took away: the
+ * same PMD, with all of its flag bits, _PAGE_GLOBAL included (CPA clears
+ * it with _PAGE_PRESENT; set_memory_p() did not put it back).  Checked on
+ * a block-sized allocation of our own, to see its entry before the
+ * removal.  The KUnit boot has PTI off (the entry is global), the KCSAN
+ * boot has it on (pti=on: it is not).
+ */
+static void block_restore_puts_back_exact_pmd_flags(struct kunit *test)
+{
+	struct unmapped_cache_entry before, during, after;
+	unsigned long addr, state;
+	struct page *page = NULL;
+	int tries, ret;
+
+	/* Take a block whose direct-map entry is one PMD (a few tries). */
+	for (tries = 0; tries < 8; tries++) {
+		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
+				   UNMAPPED_CACHE_BLOCK_ORDER);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		ret = kunit_add_action_or_reset(test,
+						uc_test_free_block_pages_action,
+						page);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		addr = (unsigned long)page_address(page);
+		arch_unmapped_cache_lookup(addr, &before);
+		if (before.size == UNMAPPED_CACHE_BLOCK_SIZE)
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, before.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	KUNIT_ASSERT_TRUE(test, before.present);
+	kunit_info(test, "PMD flags before the removal: %#lx\n", before.flags);
+
+	KUNIT_ASSERT_EQ(test, arch_unmapped_cache_unmap_block(page, &state), 0);
+	arch_unmapped_cache_lookup(addr, &during);
+	KUNIT_EXPECT_FALSE(test, during.present);
+	KUNIT_EXPECT_EQ(test, during.size, UNMAPPED_CACHE_BLOCK_SIZE);
+
+	if (arch_unmapped_cache_restore_block(page, state)) {
+		/* Never hand the page allocator pages without a mapping. */
+		kunit_remove_action(test, uc_test_free_block_pages_action, page);
+		KUNIT_FAIL(test, "restore failed: block leaked");
+		return;
+	}
+	arch_unmapped_cache_lookup(addr, &after);
+	KUNIT_EXPECT_EQ(test, after.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	KUNIT_EXPECT_EQ(test, after.flags, before.flags);
+	/* This block is ordinary memory, not in the kernel image. */
+	KUNIT_EXPECT_EQ(test, state, 0);
+}
+
 /*
  * After the release, every page is readable through a present PMD again,
  * and every page went back to the page allocator (its reference count
@@ -1505,6 +1561,7 @@ static struct kunit_case uc_block_test_cases[] = {
 	KUNIT_CASE(block_grab_takes_aligned_unmovable_block),
 	KUNIT_CASE(block_grab_removes_one_pmd),
 	KUNIT_CASE(block_release_restores_direct_map),
+	KUNIT_CASE(block_restore_puts_back_exact_pmd_flags),
 	KUNIT_CASE(block_cycles_do_not_split),
 	KUNIT_CASE(block_release_refuses_foreign_and_busy),
 	KUNIT_CASE(block_alias_permission_change_does_not_split),

@@ -22,11 +22,12 @@
  * 5. uc_block_release() checks that every page holds only the reference
  *    taken in step 2, removes the block from uc_blocks, and calls
  *    arch_unmapped_cache_restore_block(), which makes the same PMD present
- *    again (one more flush) and the block is cleared once more (the
+ *    again with the flags it had (on x86 without a TLB flush: nothing
+ *    caches a not-present entry), and the block is cleared once more (the
  *    arenas scrubbed every chunk already; this keeps a missed scrub of a
  *    secret page from reaching the page allocator).  Only then are the
- *    pages freed: the page
- *    allocator never sees a page without its direct-map entry.  The restore
+ *    pages freed: the page allocator never sees a page without its
+ *    direct-map entry.  The restore
  *    cannot fail (see the arch code); if it ever did, the block is leaked
  *    with a warning, which is survivable, instead of freed while unmapped,
  *    which is not.
@@ -179,7 +180,7 @@ struct uc_block *uc_block_grab(int nid, int fill)
 		goto err_free_pages;
 	}
 
-	err = arch_unmapped_cache_unmap_block(page);
+	err = arch_unmapped_cache_unmap_block(page, &block->arch_state);
 	if (err) {
 		uc_block_count(UC_BLOCK_UNMAP_FAILED, 1);
 		goto err_erase;
@@ -223,7 +224,7 @@ static int uc_block_try_release(struct uc_block *block)
 	if (uc_refuse(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
 		goto err_refuse;
 
-	err = arch_unmapped_cache_restore_block(page);
+	err = arch_unmapped_cache_restore_block(page, block->arch_state);
 	if (WARN_ON_ONCE(err)) {
 		/* The pages stay out of the page allocator for good. */
 		uc_block_count(UC_BLOCK_RESTORE_FAILED, 1);
@@ -235,8 +236,8 @@ static int uc_block_try_release(struct uc_block *block)
 	/*
 	 * The arenas scrub every chunk they take back, so the block should be
 	 * clean; clear it once more now that it is mapped again (a memset of
-	 * 2 MiB next to a TLB flush of all CPUs), so that a missed scrub of a
-	 * secret page can never reach the page allocator.
+	 * 2 MiB), so that a missed scrub of a secret page can never reach the
+	 * page allocator.
 	 */
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
 		clear_page(page_address(page + i));

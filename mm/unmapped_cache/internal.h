@@ -56,6 +56,7 @@ extern atomic_long_t uc_bad_calls;
  * @addr:  where the owner placed the block: its address in the module area
  *         for a mapped arena, its physical address for a NONE arena.
  * @vspace: the reservation of virtual space the block is mapped in, if any.
+ * @arch_state: what arch_unmapped_cache_unmap_block() left for the restore.
  * @retries: deferred releases tried (see uc_block_retire()).
  * @rcu:   frees the structure after a grace period: uc_block_lookup() may
  *         run concurrently with the release (see uc_arena_lookup()).
@@ -73,6 +74,7 @@ struct uc_block {
 	struct list_head list;
 	unsigned long addr;
 	struct uc_vspace *vspace;
+	unsigned long arch_state;
 	unsigned int retries;
 	struct rcu_head rcu;
 };

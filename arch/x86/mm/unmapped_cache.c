@@ -4,19 +4,29 @@
  *
  * A block is 2 MiB and naturally aligned, so in the direct map it is covered
  * either by exactly one PMD-level leaf or by part of one PUD-level (1 GiB)
- * leaf.  set_memory_np() over the whole 2 MiB range keeps the large entry:
- * should_split_large_page() sees that the request covers all of the PMD and
- * rewrites it in place as not present.  Only when the block sits inside a
- * 1 GiB leaf does CPA split that leaf into 512 PMDs first (a level-3 split,
- * at most one per GiB, which never needs undoing for the next block in the
- * same GiB).  set_memory_p() over the same range sets the present bit again
- * on the same PMD; it has nothing to split, so it allocates nothing and
- * cannot fail unless somebody changed permissions on part of the
- * not-present block, which is what the cache must never let happen.
+ * leaf.  set_memory_np_noalias() over the whole 2 MiB range keeps the large
+ * entry: should_split_large_page() sees that the request covers all of the
+ * PMD and rewrites it in place as not present.  Only when the block sits
+ * inside a 1 GiB leaf does CPA split that leaf into 512 PMDs first (a
+ * level-3 split, at most one per GiB, which never needs undoing for the
+ * next block in the same GiB).  CPA flushes the TLB of every CPU once
+ * (flush_tlb_all(): 512 pages exceed tlb_single_page_flush_ceiling).
  *
- * CPA flushes the TLB of every CPU once per call (flush_tlb_all(), since
- * 512 pages exceed tlb_single_page_flush_ceiling): one flush to take a block
- * out, one to put it back.
+ * Removing an entry also clears its _PAGE_GLOBAL (CPA's rule for
+ * not-present entries), so the restore is set_memory_p_noalias_noflush(),
+ * which puts back _PAGE_PRESENT and the kernel's global bit: the PMD
+ * comes back with exactly the flags it had.  It has nothing to split, so
+ * it allocates nothing and cannot fail unless somebody changed
+ * permissions on part of the not-present block, which is what the cache
+ * must never let happen; and it needs no TLB flush, since x86 caches no
+ * translation through a not-present entry.
+ *
+ * Blocks of freed kernel-image memory (init sections, the text/rodata
+ * gap) have a second alias, in the kernel's high mapping.  Without PTI it
+ * is still present, and is removed with the direct-map entry; with PTI,
+ * free_kernel_image_pages() removed it already, and it is left alone.
+ * The restore puts it back only if the removal took it away
+ * (UC_X86_HIGHMAP in the block's state).
  */
 
 #include <linux/fault-inject.h>
@@ -28,33 +38,78 @@
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
+#include <asm/sections.h>
 #include <asm/set_memory.h>
 #include <asm/text-patching.h>
 #include <asm/tlbflush.h>
 
 #include "mm_internal.h"
 
-int arch_unmapped_cache_unmap_block(struct page *page)
+/* The block's alias in the kernel-image high mapping was present. */
+#define UC_X86_HIGHMAP	BIT(0)
+
+/*
+ * The high-mapping alias of a block, or 0 if it has none.  The kernel
+ * image is 2M aligned and its high mapping ends on a 2M boundary, so a
+ * block is either wholly inside or wholly outside.
+ */
+static unsigned long uc_highmap_alias(struct page *page)
+{
+	phys_addr_t phys = PFN_PHYS(page_to_pfn(page));
+
+	if (phys < __pa_symbol(_text) ||
+	    phys >= __pa_symbol(roundup((unsigned long)_brk_end, PMD_SIZE)))
+		return 0;
+	return __START_KERNEL_map + phys - phys_base;
+}
+
+static bool uc_mapped_present(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	return pte && (pte_flags(*pte) & _PAGE_PRESENT);
+}
+
+int arch_unmapped_cache_unmap_block(struct page *page, unsigned long *state)
 {
 	unsigned long addr = (unsigned long)page_address(page);
+	unsigned long high = uc_highmap_alias(page);
+	int err;
 
+	*state = 0;
 	if (WARN_ON_ONCE(!IS_ALIGNED(addr, UNMAPPED_CACHE_BLOCK_SIZE)))
 		return -EINVAL;
 
 	if (unmapped_cache_should_fail_direct_map())
 		return -ENOMEM;
 
-	return set_memory_np(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+	err = set_memory_np_noalias(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+	if (err || !high || !uc_mapped_present(high))
+		return err;
+	err = set_memory_np_noalias(high, UNMAPPED_CACHE_BLOCK_PAGES);
+	if (err) {
+		WARN_ON_ONCE(set_memory_p_noalias_noflush(addr,
+							  UNMAPPED_CACHE_BLOCK_PAGES));
+		return err;
+	}
+	*state = UC_X86_HIGHMAP;
+	return 0;
 }
 
-int arch_unmapped_cache_restore_block(struct page *page)
+int arch_unmapped_cache_restore_block(struct page *page, unsigned long state)
 {
 	unsigned long addr = (unsigned long)page_address(page);
+	int err;
 
 	if (WARN_ON_ONCE(!IS_ALIGNED(addr, UNMAPPED_CACHE_BLOCK_SIZE)))
 		return -EINVAL;
 
-	return set_memory_p(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+	err = set_memory_p_noalias_noflush(addr, UNMAPPED_CACHE_BLOCK_PAGES);
+	if (err || !(state & UC_X86_HIGHMAP))
+		return err;
+	return set_memory_p_noalias_noflush(uc_highmap_alias(page),
+					    UNMAPPED_CACHE_BLOCK_PAGES);
 }
 
 void arch_unmapped_cache_lookup(unsigned long addr,
@@ -77,6 +132,7 @@ void arch_unmapped_cache_lookup(unsigned long addr,
 	entry->present = flags & _PAGE_PRESENT;
 	entry->writable = flags & _PAGE_RW;
 	entry->exec = !(flags & _PAGE_NX);
+	entry->flags = flags;
 }
 
 void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *counts)
