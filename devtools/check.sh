@@ -20,7 +20,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy bpftools callers soak debug kcsan) after the builds,
+# blocks pressure secrecy bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -162,14 +162,14 @@ else
 	bfail "build: test modules (log: $UC_CACHE/logs/modules.log)"
 fi
 
-# The debug and KCSAN kernels build in the background, niced, one after
+# The debug and RT kernels build in the background, niced, one after
 # the other, while the guest jobs below run (each TCG guest is one host
 # thread): the builds take what the guests leave, which keeps a cold make
 # check inside its time budget.  Each writes its status to
 # $UC_CACHE/logs/VARIANT-build.rc, read before its guest boots, at the end.
 variants=()
 want debug && variants+=(debug)
-want kcsan && variants+=(kcsan)
+want rt && variants+=(rt)
 if [ ${#variants[@]} -gt 0 ]; then
 	uc_log "${variants[*]} kernel build started in the background (logs: $UC_CACHE/logs/build-VARIANT.log)"
 	for v in "${variants[@]}"; do rm -f "$UC_CACHE/logs/$v-build.rc"; done
@@ -395,17 +395,19 @@ sec_debug() {
 	fi
 }
 
-sec_kcsan() {
-	uc_log "KCSAN kernel: waiting for its build"
-	if ! wait_variant kcsan; then
-		bfail "build: KCSAN kernel (logs: $UC_CACHE/logs/build-kcsan.log, $UC_CACHE/logs/kcsan-build-steps.log)"
-		tail -n 20 "$UC_CACHE/logs/kcsan-build-steps.log" | sed 's/^/    /'
+sec_rt() {
+	uc_log "RT kernel (PREEMPT_RT, lockdep, KCSAN): waiting for its build"
+	if ! wait_variant rt; then
+		bfail "build: RT kernel (logs: $UC_CACHE/logs/build-rt.log, $UC_CACHE/logs/rt-build-steps.log)"
+		tail -n 20 "$UC_CACHE/logs/rt-build-steps.log" | sed 's/^/    /'
 		return
 	fi
-	bpass "build: KCSAN kernel and its test modules"
-	log=$UC_GUEST/logs/kcsan.log
+	bpass "build: RT kernel and its test modules"
+	log=$UC_GUEST/logs/rt.log
 	# Every KUnit suite at boot, the planted race (the positive control)
-	# and the callers' workloads at a reduced size (jobs/kcsan.sh), with a
+	# and the callers' workloads at a reduced size (jobs/rt.sh), with PTI
+	# on (the block suite then checks the restored PMD without the global
+	# bit; the KUnit boot checks it with), with a
 	# host thread per vCPU (multi-threaded TCG), so that the two vCPUs run
 	# at the same time and KCSAN's watchpoints see each other's accesses.
 	# qemu-run.sh explains why the other jobs use one thread: QEMU now and
@@ -414,9 +416,9 @@ sec_kcsan() {
 	# more, and the result line says so.
 	local tries=0 note=""
 	while :; do
-		UC_VARIANT=kcsan UC_QEMU_ACCEL=tcg,thread=multi guest "KCSAN kernel: KUnit and workloads" "$log" \
+		UC_VARIANT=rt UC_QEMU_ACCEL=tcg,thread=multi guest "RT kernel: KUnit and workloads" "$log" \
 			--timeout 2400 --kunit --smp 2 --hostroot \
-			--append pti=on --append uc.workloads=bpf,secretmem,modules kcsan
+			--append pti=on --append uc.workloads=bpf,secretmem,modules rt
 		tries=$((tries + 1))
 		if [ $job_rc -eq 125 ] && [ $tries -eq 1 ] && grep -aq 'int3' "$log" &&
 		   ! grep -aq 'Subtest: unmapped_cache\|UC-BEGIN' "$log"; then
@@ -426,14 +428,14 @@ sec_kcsan() {
 		fi
 		break
 	done
-	[ $job_rc -eq 0 ] && pass "KCSAN guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG ($(grep -ao 'uc_race: .*reads' "$log" | tr -d '\r')$note)" ||
-		fail "KCSAN guest: job (status $job_rc, log: $log$note)"
-	kunit_results "kunit (KCSAN kernel)" "$log"
-	splat_scan "KCSAN guest: no data race reported in the cache's code; the planted race in uc_race was reported" \
+	[ $job_rc -eq 0 ] && pass "RT guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG, PTI on ($(grep -ao 'uc_race: .*reads' "$log" | tr -d '\r')$note)" ||
+		fail "RT guest: job (status $job_rc, log: $log$note)"
+	kunit_results "kunit (RT kernel)" "$log"
+	splat_scan "RT guest: no lockdep, sleep-in-atomic or other splat; no data race reported in the cache's code; the planted race in uc_race was reported" \
 		"$log" --kcsan uc_race --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
-for sec in kunit blocks pressure secrecy bpftools callers soak debug kcsan; do
+for sec in kunit blocks pressure secrecy bpftools callers soak debug rt; do
 	want $sec && sec_$sec
 done
 

@@ -36,8 +36,9 @@
 # same way, so it is the emulator's, not the cache's, but it would make
 # CI fail at random.  Single-threaded TCG cannot race that way.
 # Override with UC_QEMU_ACCEL=tcg,thread=multi: make check does for the
-# KCSAN kernel's job, on 2 vCPUs (none of 20 such boots crashed), where
-# true parallelism is the point (devtools/check.sh, sec_kcsan).
+# RT kernel's job (PREEMPT_RT, lockdep, KCSAN), on 2 vCPUs (none of 20
+# such boots crashed), where true parallelism is the point
+# (devtools/check.sh, sec_rt).
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0
 while [ $# -gt 0 ]; do

@@ -198,7 +198,7 @@ static void uc_test_free_block_pages_action(void *data)
  * same PMD, with all of its flag bits, _PAGE_GLOBAL included (CPA clears
  * it with _PAGE_PRESENT; set_memory_p() did not put it back).  Checked on
  * a block-sized allocation of our own, to see its entry before the
- * removal.  The KUnit boot has PTI off (the entry is global), the KCSAN
+ * removal.  The KUnit boot has PTI off (the entry is global), the RT
  * boot has it on (pti=on: it is not).
  */
 static void block_restore_puts_back_exact_pmd_flags(struct kunit *test)
@@ -1065,6 +1065,40 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
 }
 
+/*
+ * A drain asks only the CPUs that hold a round of the arena, through a
+ * work item on that CPU (no IPI): draining an arena that no CPU holds a
+ * round of costs nothing, however often the shrinker or the reaper does
+ * it; with a round on this CPU, this CPU is asked, and the round goes
+ * back.
+ */
+static void mag_drain_asks_only_cpus_with_rounds(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	unsigned long sent;
+	void *p;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	uc_mag_drain();
+	KUNIT_ASSERT_EQ(test, uc_mag_rounds(arena), 0);
+
+	sent = uc_mag_flushes_sent();
+	for (i = 0; i < 100; i++)
+		uc_mag_drain_arena(arena);
+	KUNIT_EXPECT_EQ(test, uc_mag_flushes_sent(), sent);
+
+	p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	unmapped_cache_free(cache, p, PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, uc_mag_rounds(arena), 1);
+	uc_mag_drain_arena(arena);
+	KUNIT_EXPECT_GE(test, uc_mag_flushes_sent(), sent + 1);
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+}
+
 #define UC_STRESS_OPS		100000
 #define UC_STRESS_LIVE		256
 #define UC_STRESS_SECRETS	128
@@ -1279,7 +1313,7 @@ static void uc_test_reap_hold_action(void *data)
  * going offline and online again.  The workers are not bound to a CPU, so
  * the scheduler moves them off the CPU that goes away.  Same verdict as
  * mag_stress_all_cpus().  Run under lockdep and KASAN (the debug kernel)
- * and KCSAN (the KCSAN kernel).
+ * and under PREEMPT_RT, lockdep and KCSAN (the RT kernel).
  */
 static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
 {
@@ -1544,6 +1578,7 @@ static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_none_pages_reach_next_owner_clear),
 	KUNIT_CASE(mag_none_fast_path_clears_in_batches),
 	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
+	KUNIT_CASE(mag_drain_asks_only_cpus_with_rounds),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),
 	KUNIT_CASE_SLOW(mag_stress_with_drain_shrink_reap_hotplug),
 	{}

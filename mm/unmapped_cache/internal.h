@@ -11,10 +11,11 @@
 #include <linux/fault-inject.h>
 #include <linux/kasan.h>
 #include <linux/list.h>
+/* First: on PREEMPT_RT <linux/local_lock.h> uses spinlock_t unincluded. */
+#include <linux/spinlock.h>
 #include <linux/local_lock.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/spinlock.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
@@ -388,6 +389,7 @@ unsigned long uc_mag_drain_arena(struct uc_arena *arena);
 unsigned long uc_mag_reap(void);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
+unsigned long uc_mag_flushes_sent(void);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
 unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
 			    bool trylock);

@@ -48,19 +48,26 @@
  * shrinker then returns the blocks that became entirely free.
  * uc_mag_drain() empties everything: every CPU's magazines and the depot.
  *
- * Lock order: this CPU's local lock, then depot->lock.  The arena's locks
- * are taken with neither held.
+ * Draining (uc_mag_drain(), the shrinker, the reaper) runs a work item on
+ * each CPU that holds a round, which takes the magazines off under that
+ * CPU's local lock: no IPI, and no CPU touches another's magazines but
+ * for a dead one's (the CPU hotplug callback).
+ *
+ * Lock order: uc_mag_flush_lock (drains), this CPU's local lock, then
+ * depot->lock.  The arena's locks are taken with neither of the last two
+ * held.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
 
 #include <linux/cpuhotplug.h>
-#include <linux/local_lock.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -472,18 +479,12 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 }
 
 /*
- * Move a CPU's magazines into the depots, after clearing the pages of its
- * dirty ones.  Only the depot lock is taken (irq-safe), so this runs in an
- * IPI as well as for a dead CPU.
+ * Take the magazines off a CPU (under its local lock, or for a dead CPU),
+ * then clear the pages of the dirty one and put them all into the depot,
+ * with no per-CPU lock held.
  */
-static void uc_mag_flush_cpu_arena(struct uc_arena *arena, int cpu)
+static void uc_mag_detach(struct uc_mag_cpu *mc, struct uc_magazine **mags)
 {
-	struct uc_magazine *mags[3];
-	struct uc_mag_cpu *mc;
-	unsigned long flags;
-	int i;
-
-	mc = per_cpu_ptr(arena->mags, cpu);
 	mags[0] = mc->loaded;
 	mags[1] = mc->previous;
 	mags[2] = mc->dirty;
@@ -491,6 +492,14 @@ static void uc_mag_flush_cpu_arena(struct uc_arena *arena, int cpu)
 	mc->previous = NULL;
 	mc->dirty = NULL;
 	WRITE_ONCE(mc->rounds, 0);
+}
+
+static void uc_mag_put_detached(struct uc_arena *arena,
+				struct uc_magazine **mags)
+{
+	unsigned long flags;
+	int i;
+
 	/* Freed pages are cleared before anybody else sees them. */
 	if (mags[2] && mags[2]->rounds)
 		arch_unmapped_cache_clear_pages(mags[2]->page, mags[2]->rounds);
@@ -501,49 +510,143 @@ static void uc_mag_flush_cpu_arena(struct uc_arena *arena, int cpu)
 	spin_unlock_irqrestore(&arena->depot.lock, flags);
 }
 
-static void uc_mag_flush_cpu(int cpu)
+/* A dead CPU's magazines: nothing runs there any more, no lock needed. */
+static void uc_mag_flush_dead_cpu(int cpu)
 {
+	struct uc_magazine *mags[3];
 	struct uc_arena *arena;
 
-	list_for_each_entry(arena, &uc_arena_list, node)
-		uc_mag_flush_cpu_arena(arena, cpu);
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		uc_mag_detach(per_cpu_ptr(arena->mags, cpu), mags);
+		uc_mag_put_detached(arena, mags);
+	}
 }
 
 /*
- * IPI handler: interrupts are off, so no magazine operation is under way.
- * @arena: the arena whose magazines to flush, or NULL for all of them.
+ * Draining the CPUs' magazines: a work item per CPU, queued on that CPU,
+ * which takes the magazines off under the CPU's local lock, as the fast
+ * path does.  Neither an IPI nor any access to another CPU's magazines:
+ * under PREEMPT_RT the depot lock sleeps and local_lock_irqsave() leaves
+ * interrupts on, so neither could be taken in an IPI handler.  Drains are
+ * serialised by uc_mag_flush_lock (the work items are per CPU, not per
+ * drain); the workqueue has a rescuer, since the shrinker drains from
+ * reclaim.  A work item that finds itself on another CPU (its CPU went
+ * offline after it was queued, and the workqueue ran it elsewhere) does
+ * nothing: the CPU's dead callback gives its magazines back.
  */
-static void uc_mag_flush_ipi(void *arena)
+struct uc_mag_flush {
+	struct work_struct work;
+	struct uc_arena *arena;		/* NULL: every arena */
+	int cpu;
+	bool queued;
+};
+
+static DEFINE_PER_CPU(struct uc_mag_flush, uc_mag_flush_work);
+static DEFINE_MUTEX(uc_mag_flush_lock);
+static struct workqueue_struct *uc_mag_wq;
+static atomic_long_t uc_mag_flushes;
+
+/* CPUs asked to flush their magazines so far (debugfs "blocks"). */
+unsigned long uc_mag_flushes_sent(void)
 {
+	return atomic_long_read(&uc_mag_flushes);
+}
+
+static void uc_mag_flush_local(struct uc_arena *arena, int cpu)
+{
+	struct uc_magazine *mags[3];
+	unsigned long flags;
+
+	local_lock_irqsave(&arena->mags->lock, flags);
+	if (smp_processor_id() != cpu) {
+		local_unlock_irqrestore(&arena->mags->lock, flags);
+		return;
+	}
+	uc_mag_detach(this_cpu_ptr(arena->mags), mags);
+	local_unlock_irqrestore(&arena->mags->lock, flags);
+	uc_mag_put_detached(arena, mags);
+}
+
+static void uc_mag_flush_fn(struct work_struct *work)
+{
+	struct uc_mag_flush *f = container_of(work, struct uc_mag_flush, work);
+	struct uc_arena *arena;
+
+	if (f->arena) {
+		uc_mag_flush_local(f->arena, f->cpu);
+		return;
+	}
+	list_for_each_entry(arena, &uc_arena_list, node)
+		uc_mag_flush_local(arena, f->cpu);
+}
+
+/* Whether @cpu holds a round of @arena (of any arena if NULL); racy. */
+static bool uc_mag_cpu_has_rounds(struct uc_arena *arena, int cpu)
+{
+	struct uc_arena *a;
+
 	if (arena)
-		uc_mag_flush_cpu_arena(arena, smp_processor_id());
-	else
-		uc_mag_flush_cpu(smp_processor_id());
+		return READ_ONCE(per_cpu_ptr(arena->mags, cpu)->rounds) != 0;
+	list_for_each_entry(a, &uc_arena_list, node)
+		if (READ_ONCE(per_cpu_ptr(a->mags, cpu)->rounds))
+			return true;
+	return false;
+}
+
+/*
+ * Flush the magazines of @arena (or of all arenas) on every online CPU that
+ * holds a round of it, and wait.  Returns the number of CPUs asked.
+ */
+static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
+{
+	struct uc_mag_flush *f;
+	unsigned int asked = 0;
+	int cpu;
+
+	mutex_lock(&uc_mag_flush_lock);
+	for_each_possible_cpu(cpu) {
+		f = per_cpu_ptr(&uc_mag_flush_work, cpu);
+		f->queued = cpu_online(cpu) && uc_mag_cpu_has_rounds(arena, cpu);
+		if (!f->queued)
+			continue;
+		f->arena = arena;
+		f->cpu = cpu;
+		queue_work_on(cpu, uc_mag_wq, &f->work);
+		asked++;
+	}
+	/* Every one queued, even if its CPU went offline meanwhile. */
+	for_each_possible_cpu(cpu) {
+		f = per_cpu_ptr(&uc_mag_flush_work, cpu);
+		if (f->queued)
+			flush_work(&f->work);
+	}
+	mutex_unlock(&uc_mag_flush_lock);
+	atomic_long_add(asked, &uc_mag_flushes);
+	return asked;
 }
 
 /**
  * uc_mag_drain_arena() - Give back every round of one arena's magazines.
  * @arena: the arena.
  *
- * uc_mag_drain() for one arena; sends no IPI when no CPU holds a round of
- * it.
+ * uc_mag_drain() for one arena: asks only the CPUs that hold a round of
+ * it, so a drain of an idle arena costs no CPU anything.
  *
  * Context: Process context; may sleep.
  * Return: the number of pages that went back to the arena.
  */
 unsigned long uc_mag_drain_arena(struct uc_arena *arena)
 {
-	if (uc_mag_rounds(arena))
-		on_each_cpu(uc_mag_flush_ipi, arena, 1);
+	uc_mag_flush_cpus(arena);
 	return uc_depot_reap(arena, true);
 }
 
 /**
  * uc_mag_drain() - Give back every round of every magazine.
  *
- * Moves each CPU's magazines into the depots (an IPI to every CPU) and
- * empties every depot.  The arenas keep the pages; uc_arena_shrink()
- * returns the blocks.
+ * Moves each CPU's magazines into the depots (a work item on every CPU
+ * that holds a round, see uc_mag_flush_cpus()) and empties every depot.
+ * The arenas keep the pages; uc_arena_shrink() returns the blocks.
  *
  * Context: Process context; may sleep.
  * Return: the number of pages that went back to the arenas.
@@ -553,7 +656,7 @@ unsigned long uc_mag_drain(void)
 	struct uc_arena *arena;
 	unsigned long pages = 0;
 
-	on_each_cpu(uc_mag_flush_ipi, NULL, 1);
+	uc_mag_flush_cpus(NULL);
 	list_for_each_entry(arena, &uc_arena_list, node)
 		pages += uc_depot_reap(arena, true);
 	return pages;
@@ -584,7 +687,7 @@ unsigned long uc_depot_rounds(struct uc_arena *arena)
 /* A CPU went offline: its magazines go to the depot. */
 static int uc_mag_cpu_dead(unsigned int cpu)
 {
-	uc_mag_flush_cpu(cpu);
+	uc_mag_flush_dead_cpu(cpu);
 	return 0;
 }
 
@@ -627,13 +730,22 @@ int uc_mag_init_arena(struct uc_arena *arena)
 
 int __init uc_mag_init(void)
 {
-	int ret;
+	int cpu, ret;
 
+	uc_mag_wq = alloc_workqueue("unmapped_cache_drain", WQ_MEM_RECLAIM, 0);
+	if (!uc_mag_wq)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&uc_mag_flush_work, cpu)->work,
+			  uc_mag_flush_fn);
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
 					"mm/unmapped_cache:dead", NULL,
 					uc_mag_cpu_dead);
-	if (ret < 0)
+	if (ret < 0) {
+		destroy_workqueue(uc_mag_wq);
+		uc_mag_wq = NULL;
 		return ret;
+	}
 	uc_mag_cpuhp_state = ret;
 	return 0;
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uc_race: a data race on purpose, the positive control of the KCSAN job.
+ * uc_race: a data race on purpose, the KCSAN positive control of the RT job.
  *
- * make check boots a KCSAN kernel and fails on any data race KCSAN reports
+ * make check boots a KCSAN kernel (the RT one) and fails on any data race KCSAN reports
  * in the cache's code.  "No report" only means something if KCSAN, on that
  * kernel, in that emulator, with those CPUs, would have reported one: this
  * module plants one.  On load it runs two kthreads, on different CPUs
  * when there are two, for uc_race.ms milliseconds (default 2000): one
  * increments a word with plain accesses, the other reads it with plain
- * accesses.  The KCSAN job requires a "BUG: KCSAN: data-race" report
+ * accesses.  The RT job requires a "BUG: KCSAN: data-race" report
  * naming uc_race_writer or uc_race_reader (devtools/splats.py --kcsan).
  *
  * Loading prints "uc_race: N writes, M reads" and succeeds; the module

@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# The KCSAN kernel's job (needs --hostroot, and --kunit for the suites,
+# The RT kernel's job (PREEMPT_RT, lockdep, KCSAN; needs --hostroot, and
+# --kunit for the suites,
 # which run at boot before it; make check boots it with a thread per vCPU,
 # so that the vCPUs really run at the same time).  It first loads uc_race,
 # the positive control: a planted data race that KCSAN must report (the
 # host requires the report).  Then it runs the callers' workloads at a
 # reduced size with the modules built for this kernel, so that the
 # callers' free paths (secretmem, BPF, modules) race with the magazines.
-# The host fails the run on any KCSAN report in the cache's code
-# (devtools/splats.py --kcsan).
+# The host fails the run on any splat and on any KCSAN report in the
+# cache's code (devtools/splats.py --kcsan).
 . "$UC_DIR/jobs/lib.sh"
 
-export UC_MODS=${UC_BIN%/bin}/modules-kcsan
+export UC_MODS=${UC_BIN%/bin}/modules-rt
 export UC_BPF_PROGS=${UC_BPF_PROGS:-100} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
 export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256}
 rc=0
