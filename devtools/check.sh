@@ -151,6 +151,8 @@ if want host; then
 		"$UC_ROOT/devtools/lint-patched.sh"
 	lint "build: <linux/unmapped_cache.h> stubs compile with CONFIG_UNMAPPED_CACHE=n" \
 		"$UC_ROOT/devtools/check-stubs.sh"
+	lint "build: the cache compiles without its test hooks (UNMAPPED_CACHE_DEBUG=n, KUNIT_TEST=n)" \
+		"$UC_ROOT/devtools/check-nohooks.sh"
 fi
 "$UC_ROOT/devtools/mkinitramfs.sh" && bpass "build: guest programs and initramfs" ||
 	{ bfail "build: guest programs and initramfs"; finish; }

@@ -649,6 +649,7 @@ bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 	return ret;
 }
 
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /* Run the range tree's consistency check (tests and debugging). */
 int uc_arena_check(struct uc_arena *arena)
 {
@@ -660,6 +661,7 @@ int uc_arena_check(struct uc_arena *arena)
 	spin_unlock_irqrestore(&arena->lock, flags);
 	return err;
 }
+#endif
 
 int __init uc_arenas_init(void)
 {

@@ -370,6 +370,7 @@ struct uc_block *uc_block_lookup(unsigned long pfn)
 	return xa_load(&uc_blocks, uc_block_index(pfn));
 }
 
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /*
  * Classify one page's mapping in the module area against its arena's
  * permission: never writable and executable, never writable when RO or
@@ -431,3 +432,4 @@ void uc_blocks_verify(struct uc_verify *res)
 	}
 	xa_unlock(&uc_blocks);
 }
+#endif

@@ -66,7 +66,6 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 	list_add_tail(&cache->list, &uc_caches);
 	return cache;
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_create);
 
 /* Count chunks and pages of @cache as allocated (+) or freed (-). */
 static void uc_cache_count(struct unmapped_cache *cache, long chunks,
@@ -132,7 +131,6 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 	free_percpu(cache->count);
 	kfree(cache);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_destroy);
 
 /*
  * Single pages go through the magazines: a round from this CPU's magazines,
@@ -254,7 +252,6 @@ void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
 {
 	return uc_cache_alloc(cache, size, align, nid, gfp, _RET_IP_);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_alloc_node);
 
 /**
  * unmapped_cache_alloc() - Allocate a chunk.
@@ -272,7 +269,6 @@ void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
 	return uc_cache_alloc(cache, size, PAGE_SIZE, NUMA_NO_NODE, gfp,
 			      _RET_IP_);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_alloc);
 
 /**
  * unmapped_cache_free() - Free a chunk.
@@ -311,7 +307,6 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 	}
 	uc_cache_count(cache, -1, -(long)(PAGE_ALIGN(size) >> PAGE_SHIFT));
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_free);
 
 /**
  * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
@@ -347,7 +342,6 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	uc_cache_count(cache, 1, 1);
 	return page;
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_alloc_page);
 
 /* unmapped_cache_free_page() without the reference count check. */
 static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
@@ -391,7 +385,6 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 		return;
 	uc_cache_free_page(cache, page, _RET_IP_);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_free_page);
 
 /*
  * Pages given back with unmapped_cache_release_page() wait on this list
@@ -506,7 +499,6 @@ void unmapped_cache_release_page(struct unmapped_cache *cache,
 	/* Let the caller drop its own references first. */
 	schedule_delayed_work(&uc_release_work, 1);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_release_page);
 
 /**
  * unmapped_cache_owns_page() - Whether a page is held from a cache.
@@ -524,7 +516,6 @@ bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page)
 	return cache && page && uc_block_lookup(page_to_pfn(page)) &&
 	       uc_round_owned_by(page, cache);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_owns_page);
 
 /* Is [@dst, @dst + @len) inside one live chunk (or round) of @cache? */
 static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
@@ -564,7 +555,6 @@ bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
 	arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
 	return arena && uc_cache_owns(cache, arena, (void *)addr, size);
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_owns);
 
 /**
  * unmapped_cache_write() - Copy into a chunk of a cache.
@@ -602,4 +592,3 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 		arch_unmapped_cache_write(dst, src, len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_write);

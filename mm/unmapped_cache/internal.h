@@ -156,8 +156,10 @@ struct uc_verify {
 	unsigned long vmap_wx;
 };
 
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 void uc_blocks_verify(struct uc_verify *res);
 void uc_vmaps_verify(struct uc_verify *res);
+#endif
 
 static inline unsigned long uc_block_addr(const struct uc_block *block)
 {
@@ -410,10 +412,13 @@ long uc_vmap_stat_pages(void);
 int uc_shrinker_init(void);
 void uc_reap_init(void);
 unsigned long uc_reap(void);
+void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
+/* Self-checks and test switches: debugfs and KUnit only. */
 void uc_reap_hold(void);
 void uc_reap_unhold(void);
-void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 int uc_arena_check(struct uc_arena *arena);
+#endif
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 		   unsigned long len, void *owner);
 

@@ -185,6 +185,7 @@ static void uc_reap_fn(struct work_struct *work)
 	uc_reap_schedule();
 }
 
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /**
  * uc_reap_hold() - Stop the periodic reaper until uc_reap_unhold().
  *
@@ -206,6 +207,7 @@ void uc_reap_unhold(void)
 	if (!WARN_ON_ONCE(atomic_dec_return(&uc_reap_held) < 0))
 		uc_reap_schedule();
 }
+#endif
 
 static int uc_reap_interval_set(const char *val, const struct kernel_param *kp)
 {

@@ -129,7 +129,6 @@ err_pages:
 	uc_vmap_free_pages(vm, i);
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_vmap);
 
 /**
  * unmapped_cache_vunmap() - Free a mapping made by unmapped_cache_vmap().
@@ -164,8 +163,8 @@ bool unmapped_cache_vunmap(const void *addr)
 	atomic_long_sub(nr, &uc_vmap_pages);
 	return true;
 }
-EXPORT_SYMBOL_GPL(unmapped_cache_vunmap);
 
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /**
  * uc_vmaps_verify() - Check every mapping made by unmapped_cache_vmap().
  * @res: its vmap fields are filled in; the others are left as they are.
@@ -215,6 +214,7 @@ void uc_vmaps_verify(struct uc_verify *res)
 	}
 	xa_unlock(&uc_vmaps);
 }
+#endif
 
 long uc_vmap_stat_pages(void)
 {
