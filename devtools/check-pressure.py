@@ -23,7 +23,8 @@ def main():
             if i >= 0:
                 for k, v in re.findall(r"(\w+)=(-?\d+)", line[i:]):
                     vals[k] = int(v)
-    need = ["reap_interval_ms", "shrinker_released",
+    need = ["reap_interval_ms", "shrinker_released", "shrinker_scans",
+            "mag_flushes", "pressure_cs", "cpus",
             "max_blocks_after_population", "max_blocks_after_pressure",
             "l2_delta", "l3_delta", "dm4k_delta", "dm2m_delta"]
     missing = [k for k in need if k not in vals]
@@ -37,6 +38,15 @@ def main():
                    % vals["reap_interval_ms"])
     if vals["shrinker_released"] <= 0:
         bad.append("the shrinker gave no block back")
+    # The tracepoint must have seen the scans that gave blocks back.
+    if vals["shrinker_scans"] <= 0:
+        bad.append("no shrinker scan traced")
+    # A scan asks only the CPUs that hold rounds of the node's arenas, at
+    # most once each (the old drain interrupted every CPU on every scan
+    # that fell short).
+    if vals["mag_flushes"] > vals["shrinker_scans"] * vals["cpus"]:
+        bad.append("%d magazine flushes for %d scans on %d CPUs"
+                   % (vals["mag_flushes"], vals["shrinker_scans"], vals["cpus"]))
     if vals["max_blocks_after_population"] <= 1:
         bad.append("the population left no arena with more than one block")
     if vals["max_blocks_after_pressure"] > 1:

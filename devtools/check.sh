@@ -225,6 +225,7 @@ sec_pressure() {
 	[ $job_rc -eq 0 ] && pass "guest: pressure job" || fail "guest: pressure job (status $job_rc, log: $log)"
 	check "guest: under memory pressure, with the reaper off, the shrinker leaves at most 1 block per arena, 0 level-2 splits" \
 		python3 "$UC_ROOT/devtools/check-pressure.py" "$log"
+	echo "    $(grep -ao 'UC-PRESSURE reap_interval_ms.*' "$log" | tr -d '\r')"
 	reaper=$(grep -ao 'UC-REAPER .*' "$log" | tr -d '\r')
 	if echo "$reaper" | grep -q 'max_blocks_after_population=\([2-9]\|[1-9][0-9]\+\) max_blocks_after_idle=[01] '; then
 		pass "guest: without pressure the periodic reaper gives idle blocks back, 1 per arena left ($reaper)"

@@ -2667,11 +2667,54 @@ static int uc_shrinker_test_init(struct kunit *test)
 	return kunit_add_action_or_reset(test, uc_test_unhold_action, NULL);
 }
 
+/*
+ * The shrinker is NUMA aware: count and scan for a node see only that
+ * node's arenas.  Free blocks on this node do not show in a count for a
+ * node without memory, and a scan for that node gives none of them back;
+ * a scan for this node does.
+ */
+static void shrinker_count_and_scan_are_per_node(struct kunit *test)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	unsigned long released, i;
+	struct uc_test_pop *pop;
+	int nid = numa_mem_id(), other;
+
+	/* A node without memory, so without arenas. */
+	for (other = 0; other < MAX_NUMNODES; other++)
+		if (!node_state(other, N_MEMORY))
+			break;
+	KUNIT_ASSERT_LT(test, other, MAX_NUMNODES);
+
+	pop = uc_test_shrink_pop(test, 8);
+	for (i = 0; i < pop->nr; i++)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+
+	sc.nid = nid;
+	KUNIT_EXPECT_NE(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
+	KUNIT_EXPECT_GE(test, uc_shrink_count(NULL, &sc),
+			4 * UNMAPPED_CACHE_BLOCK_PAGES);
+	sc.nid = other;
+	KUNIT_EXPECT_EQ(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
+
+	released = uc_block_stat(UC_BLOCK_RELEASED);
+	sc.nr_to_scan = UNMAPPED_CACHE_BLOCK_PAGES;
+	sc.nr_scanned = UNMAPPED_CACHE_BLOCK_PAGES;
+	KUNIT_EXPECT_EQ(test, uc_shrink_scan(NULL, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_RELEASED), released);
+
+	sc.nid = nid;
+	KUNIT_EXPECT_EQ(test, uc_shrink_scan(NULL, &sc),
+			UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_RELEASED), released + 1);
+}
+
 static struct kunit_case uc_shrinker_test_cases[] = {
 	KUNIT_CASE(shrinker_count_reports_free_pages),
 	KUNIT_CASE(shrinker_scan_frees_what_is_asked),
 	KUNIT_CASE(shrinker_scan_skips_arena_being_refilled),
 	KUNIT_CASE(shrinker_keeps_blocks_with_live_chunks),
+	KUNIT_CASE(shrinker_count_and_scan_are_per_node),
 	{}
 };
 

@@ -515,7 +515,8 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 }
 
 /**
- * uc_shrink_all() - Shrink every arena.
+ * uc_shrink_all() - Shrink every arena, or every arena of a node.
+ * @nid:     the node whose arenas to shrink, NUMA_NO_NODE for all.
  * @keep:    blocks each arena keeps.
  * @max:     blocks to give back at most, over all arenas (ULONG_MAX: no
  *           limit); arenas are taken in uc_arena_list order.
@@ -524,7 +525,7 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
  */
-unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
+unsigned long uc_shrink_all(int nid, unsigned long keep, unsigned long max,
 			    bool trylock)
 {
 	struct uc_arena *arena;
@@ -533,6 +534,8 @@ unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
 	list_for_each_entry(arena, &uc_arena_list, node) {
 		if (freed >= max)
 			break;
+		if (nid != NUMA_NO_NODE && arena->nid != nid)
+			continue;
 		freed += uc_arena_shrink(arena, keep, max - freed, trylock);
 	}
 	return freed;

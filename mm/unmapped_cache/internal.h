@@ -393,7 +393,7 @@ unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
 unsigned long uc_mag_flushes_sent(void);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
-unsigned long uc_shrink_all(unsigned long keep, unsigned long max,
+unsigned long uc_shrink_all(int nid, unsigned long keep, unsigned long max,
 			    bool trylock);
 unsigned long uc_drain(void);
 struct shrinker;

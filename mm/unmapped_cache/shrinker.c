@@ -2,6 +2,8 @@
 /*
  * Giving memory back: under pressure, and when it has not been used.
  *
+ * The shrinker is NUMA aware: count_objects and scan_objects work on the
+ * arenas of the node reclaim asks for (sc->nid), never on another node's.
  * count_objects reports, without locks, the pages a scan could free: the
  * rounds in the depots and the free space of the arenas.  scan_objects
  * first reaps the depots' working-set excess (magazines no CPU needed since
@@ -10,8 +12,9 @@
  * UNMAPPED_CACHE_BLOCK_PAGES pages, so any nr_to_scan up to that costs one
  * block (one restore of a PMD and one TLB flush), not all of them.  Each
  * arena keeps one block so that the next allocation does not pay a refill
- * at once.  If that falls short, it drains the magazines of every CPU as
- * well and tries again.  It never waits for an arena's grow_lock: reclaim
+ * at once.  If that falls short, it drains the node's arenas' magazines
+ * as well (asking only the CPUs that hold rounds of them, see
+ * uc_mag_flush_cpus()) and tries again.  It never waits for an arena's grow_lock: reclaim
  * may run inside a refill, and a busy arena is simply passed over.  A
  * block returns through uc_block_release(): its direct-map entry is
  * restored (same PMD, no split) before the page allocator sees it.  A
@@ -45,12 +48,13 @@ static struct shrinker *uc_shrinker;
 /**
  * uc_shrink_count() - The shrinker's count_objects.
  * @shrinker: unused; NULL when tests call it.
- * @sc:       unused.
+ * @sc:       ->nid: the node whose memory is wanted (the shrinker is
+ *            NUMA aware).
  *
- * Pages a scan could give back: the rounds of the depots' full magazines
- * and the free pages of the range trees, read without locks.  The rounds
- * in the CPUs' own magazines are left out (a scan drains them only when
- * it must).
+ * Pages a scan of that node could give back: the rounds of the depots'
+ * full magazines and the free pages of the range trees of the node's
+ * arenas, read without locks.  The rounds in the CPUs' own magazines are
+ * left out (a scan drains them only when it must).
  *
  * Context: Any context; takes no lock.
  * Return: that number of pages, or SHRINK_EMPTY if it is 0.
@@ -62,6 +66,8 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
 	struct uc_arena *arena;
 
 	list_for_each_entry(arena, &uc_arena_list, node) {
+		if (arena->nid != sc->nid)
+			continue;
 		pages += uc_depot_rounds(arena);
 		pages += READ_ONCE(arena->tree.free_bytes) >> PAGE_SHIFT;
 	}
@@ -71,13 +77,14 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
 /**
  * uc_shrink_scan() - The shrinker's scan_objects.
  * @shrinker: unused; NULL when tests call it.
- * @sc:       ->nr_to_scan: pages wanted back.
+ * @sc:       ->nr_to_scan: pages wanted back; ->nid: from which node.
  *
- * Gives back entirely free blocks, newest first, until at least
- * @sc->nr_to_scan pages are freed, each arena keeping UC_SHRINK_KEEP
- * blocks.  The depots' idle magazines are reaped first; if that does not
- * free enough, every CPU's magazines are drained and the arenas tried
- * again.  An arena whose grow_lock is held (a refill or another shrink)
+ * Gives back entirely free blocks of the node's arenas, newest first,
+ * until at least @sc->nr_to_scan pages are freed, each arena keeping
+ * UC_SHRINK_KEEP blocks.  The depots' idle magazines are reaped first; if
+ * that does not free enough, the magazines of the node's arenas are
+ * drained (only CPUs holding rounds of them are asked) and the arenas
+ * tried again.  An arena whose grow_lock is held (a refill or another shrink)
  * is skipped.
  *
  * Context: Process context; may sleep, but never waits for a grow_lock.
@@ -88,14 +95,19 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
 {
 	unsigned long want = DIV_ROUND_UP(sc->nr_to_scan,
 					  UNMAPPED_CACHE_BLOCK_PAGES);
+	struct uc_arena *arena;
 	unsigned long blocks;
 
 	uc_mag_reap();
 	/* Reclaim may run inside a refill: never wait for grow_lock. */
-	blocks = uc_shrink_all(UC_SHRINK_KEEP, want, true);
+	blocks = uc_shrink_all(sc->nid, UC_SHRINK_KEEP, want, true);
 	if (blocks < want) {
-		uc_mag_drain();
-		blocks += uc_shrink_all(UC_SHRINK_KEEP, want - blocks, true);
+		/* Only the CPUs holding rounds of this node's arenas. */
+		list_for_each_entry(arena, &uc_arena_list, node)
+			if (arena->nid == sc->nid)
+				uc_mag_drain_arena(arena);
+		blocks += uc_shrink_all(sc->nid, UC_SHRINK_KEEP, want - blocks,
+					true);
 	}
 	trace_unmapped_cache_shrink(sc->nr_to_scan,
 				    blocks * UNMAPPED_CACHE_BLOCK_PAGES);
@@ -119,7 +131,7 @@ unsigned long uc_drain(void)
 
 	uc_release_flush();
 	uc_mag_drain();
-	blocks = uc_shrink_all(0, ULONG_MAX, false);
+	blocks = uc_shrink_all(NUMA_NO_NODE, 0, ULONG_MAX, false);
 	/* Blocks whose release waits for a page: those free by now go too. */
 	uc_blocks_retry();
 	return blocks;
@@ -234,7 +246,7 @@ MODULE_PARM_DESC(reap_interval_ms,
 
 int __init uc_shrinker_init(void)
 {
-	uc_shrinker = shrinker_alloc(0, "unmapped_cache");
+	uc_shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "unmapped_cache");
 	if (!uc_shrinker)
 		return -ENOMEM;
 	uc_shrinker->count_objects = uc_shrink_count;

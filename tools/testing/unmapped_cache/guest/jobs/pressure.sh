@@ -24,9 +24,20 @@ echo "after population:"; blocks_per_arena | sed 's/^/  /'
 after_pop=$(max_blocks)
 
 released=$(uc_stat 'blocks released')
+flushes=$(uc_stat 'magazine flushes sent to CPUs')
 interval=$(cat $param) || exit 1
+# The shrinker's scans, counted by its tracepoint.
+ev=/sys/kernel/debug/tracing/events/unmapped_cache/unmapped_cache_shrink/enable
+tr=/sys/kernel/debug/tracing/trace
+echo > $tr; echo 1 > $ev
+t0=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
 uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" || exit 1
-echo "UC-PRESSURE reap_interval_ms=$interval shrinker_released=$(( $(uc_stat 'blocks released') - released ))"
+t1=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
+echo 0 > $ev
+scans=$(grep -c 'unmapped_cache_shrink:' $tr)
+echo "UC-PRESSURE reap_interval_ms=$interval shrinker_released=$(( $(uc_stat 'blocks released') - released ))" \
+     "shrinker_scans=$scans mag_flushes=$(( $(uc_stat 'magazine flushes sent to CPUs') - flushes ))" \
+     "pressure_cs=$((t1 - t0)) cpus=$(grep -c ^processor /proc/cpuinfo)"
 echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
 after_pressure=$(max_blocks)
 
