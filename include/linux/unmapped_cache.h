@@ -97,7 +97,8 @@ bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
 			 size_t size);
 void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  unsigned long start, unsigned long end,
-			  pgprot_t prot, const void *caller);
+			  pgprot_t prot, unsigned long vm_flags,
+			  const void *caller);
 bool unmapped_cache_vunmap(const void *addr);
 
 /**
@@ -312,7 +313,8 @@ static inline bool unmapped_cache_owns(struct unmapped_cache *cache,
 
 static inline void *unmapped_cache_vmap(size_t size, unsigned long align,
 					unsigned long start, unsigned long end,
-					pgprot_t prot, const void *caller)
+					pgprot_t prot, unsigned long vm_flags,
+					const void *caller)
 {
 	return NULL;
 }

@@ -1708,7 +1708,7 @@ static void callers_vmap_maps_cache_pages(struct kunit *test)
 
 	arch_unmapped_cache_direct_map_counts(&before);
 	p = unmapped_cache_vmap(nr * PAGE_SIZE - 100, PAGE_SIZE, VMALLOC_START,
-				VMALLOC_END, PAGE_KERNEL, (void *)_RET_IP_);
+				VMALLOC_END, PAGE_KERNEL, 0, (void *)_RET_IP_);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
 							   uc_test_vunmap_action,
@@ -1751,6 +1751,44 @@ static void callers_vmap_maps_cache_pages(struct kunit *test)
 	for (i = 0; i < nr; i++)
 		KUNIT_EXPECT_FALSE(test,
 				   uc_test_mapped((unsigned long)page_address(pages[i])));
+}
+
+/*
+ * execmem asks for VM_DEFER_KMEMLEAK when it adds a KASAN shadow to module
+ * memory: kmemleak must not scan the memory before its shadow exists, so
+ * kasan_alloc_module_shadow() registers it afterwards, if the area carries
+ * the flag.  The flag reaches the mapping's area (on the debug kernel,
+ * which has KASAN; elsewhere the flag is 0); without it the area has none.
+ */
+static void callers_vmap_defers_kmemleak_when_asked(struct kunit *test)
+{
+	struct vm_struct *area;
+	unsigned long flags;
+	void *p, *q;
+
+	p = unmapped_cache_vmap(PAGE_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END,
+				PAGE_KERNEL, VM_DEFER_KMEMLEAK | VM_FLUSH_RESET_PERMS,
+				(void *)_RET_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_vunmap_action,
+							   p));
+	q = unmapped_cache_vmap(PAGE_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END,
+				PAGE_KERNEL, 0, (void *)_RET_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_vunmap_action,
+							   q));
+	area = find_vm_area(p);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	flags = area->flags;
+	area = find_vm_area(q);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	/* VM_DEFER_KMEMLEAK is 0 without KASAN: then there is nothing to defer. */
+	KUNIT_EXPECT_EQ(test, flags, area->flags | VM_DEFER_KMEMLEAK);
+	KUNIT_EXPECT_FALSE(test, area->flags & VM_DEFER_KMEMLEAK);
+	/* The direct map is never touched: nothing to reset on free. */
+	KUNIT_EXPECT_FALSE(test, flags & VM_FLUSH_RESET_PERMS);
 }
 
 /* unmapped_cache_owns(): live chunks of this cache only, whole range inside. */
@@ -1810,6 +1848,7 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 static struct kunit_case uc_callers_test_cases[] = {
 	KUNIT_CASE(callers_release_page_waits_for_last_reference),
 	KUNIT_CASE(callers_vmap_maps_cache_pages),
+	KUNIT_CASE(callers_vmap_defers_kmemleak_when_asked),
 	KUNIT_CASE(callers_owns_tells_cache_memory_apart),
 	{}
 };
@@ -2059,13 +2098,13 @@ static void bad_vmap(struct uc_bad_ctx *c)
 	void *v;
 
 	KUNIT_EXPECT_NULL(c->test, unmapped_cache_vmap(0, PAGE_SIZE, VMALLOC_START,
-						       VMALLOC_END, PAGE_KERNEL,
+						       VMALLOC_END, PAGE_KERNEL, 0,
 						       __builtin_return_address(0)));
 	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(NULL));
 	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(c->heap));
 	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(c->chunk));
 	v = unmapped_cache_vmap(2 * PAGE_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END,
-				PAGE_KERNEL, __builtin_return_address(0));
+				PAGE_KERNEL, 0, __builtin_return_address(0));
 	KUNIT_ASSERT_NOT_NULL(c->test, v);
 	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_vunmap(v + PAGE_SIZE));
 	KUNIT_EXPECT_TRUE(c->test, unmapped_cache_vunmap(v));

@@ -68,6 +68,11 @@ static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
  * @end:    end of the range the mapping must fit in.
  * @prot:   protection of the mapping, PAGE_KERNEL for memory the caller
  *          fills before sealing it with set_memory_ro()/set_memory_rox().
+ * @vm_flags: the caller's vmalloc flags.  VM_DEFER_KMEMLEAK is honoured:
+ *          the mapping is then not registered with kmemleak here but by
+ *          kasan_alloc_module_shadow(), once the KASAN shadow that a scan
+ *          needs exists.  VM_FLUSH_RESET_PERMS needs nothing (the direct
+ *          map is never touched); other flags are ignored.
  * @caller: shown in /proc/vmallocinfo.
  *
  * The pages are zeroed and have no present direct-map entry.  The caller
@@ -76,7 +81,8 @@ static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
  * unmapped_cache_vunmap().  As after __vmalloc_node_range(), a KASAN
  * shadow for module-area memory is the caller's to allocate
  * (kasan_alloc_module_shadow(), as execmem does); unmapped_cache_vunmap()
- * frees it with the mapping.
+ * frees it with the mapping.  Like vmalloc memory, the mapping is scanned
+ * by kmemleak for pointers to other objects.
  *
  * Context: Process context; may sleep.
  * Return: the start of the mapping, or NULL if the cache is disabled, has
@@ -85,8 +91,10 @@ static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
  */
 void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  unsigned long start, unsigned long end,
-			  pgprot_t prot, const void *caller)
+			  pgprot_t prot, unsigned long vm_flags,
+			  const void *caller)
 {
+	unsigned long defer = vm_flags & VM_DEFER_KMEMLEAK;
 	unsigned int i, nr = PAGE_ALIGN(size) >> PAGE_SHIFT;
 	struct unmapped_cache *cache = READ_ONCE(uc_vmap_cache);
 	unsigned long addr, len = (unsigned long)nr << PAGE_SHIFT;
@@ -105,7 +113,7 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 			goto err_pages;
 	}
 
-	vm->area = get_vm_area_align(len, max(align, PAGE_SIZE), VM_MAP,
+	vm->area = get_vm_area_align(len, max(align, PAGE_SIZE), VM_MAP | defer,
 				     start, end, NUMA_NO_NODE, caller);
 	if (!vm->area)
 		goto err_pages;
@@ -118,7 +126,8 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 	if (xa_err(xa_store(&uc_vmaps, addr >> PAGE_SHIFT, vm, GFP_KERNEL)))
 		goto err_area;
 	/* Like vmalloc memory, scanned for pointers to other objects. */
-	kmemleak_vmalloc(vm->area, len, GFP_KERNEL);
+	if (!defer)
+		kmemleak_vmalloc(vm->area, len, GFP_KERNEL);
 	atomic_long_add(nr, &uc_vmap_pages);
 	return (void *)addr;
 

@@ -15,7 +15,7 @@ int uc_stubs_test(void)
 	void *p = unmapped_cache_alloc(c, 4096, GFP_KERNEL);
 	void *q = unmapped_cache_alloc_node(c, 4096, 4096, 0, GFP_KERNEL);
 	struct page *pg = unmapped_cache_alloc_page(c, GFP_KERNEL);
-	void *v = unmapped_cache_vmap(4096, 4096, 0, 0, PAGE_KERNEL, NULL);
+	void *v = unmapped_cache_vmap(4096, 4096, 0, 0, PAGE_KERNEL, 0, NULL);
 	int ret = unmapped_cache_write(c, p, "x", 1);
 
 	ret += unmapped_cache_owns(c, p, 4096) + unmapped_cache_owns_page(c, pg);
