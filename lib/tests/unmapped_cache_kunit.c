@@ -1540,13 +1540,16 @@ static void mag_none_fast_path_clears_in_batches(struct kunit *test)
 /*
  * The periodic reaper's rule: an arena gives back its free blocks (but
  * one) only after an interval in which it allocated nothing from its
- * tree; the first reap after the allocations keeps them.
+ * tree; the first reap after the allocations keeps them.  Once idle and
+ * reaped, a reap does no work: no CPU is asked to flush, nothing moves.
  */
 static void mag_reap_gives_back_only_idle_blocks(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
 	const size_t size = UNMAPPED_CACHE_BLOCK_SIZE / 2;
+	unsigned long sent;
+	long released;
 	void *p[6];
 	int i, n;
 
@@ -1570,6 +1573,19 @@ static void mag_reap_gives_back_only_idle_blocks(struct kunit *test)
 	uc_reap();
 	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+
+	/*
+	 * Idle and reaped: a reap asks no CPU to flush and gives nothing
+	 * back (one more reap first, for rounds other tests left on CPUs).
+	 */
+	uc_reap();
+	sent = uc_mag_flushes_sent();
+	released = uc_block_stat(UC_BLOCK_RELEASED);
+	uc_reap();
+	uc_reap();
+	KUNIT_EXPECT_EQ(test, uc_mag_flushes_sent(), sent);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_RELEASED), released);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), 1);
 }
 
 static struct kunit_case uc_mag_test_cases[] = {

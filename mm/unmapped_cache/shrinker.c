@@ -149,7 +149,8 @@ static bool uc_reap_ready;		/* the cache is up */
 static atomic_t uc_reap_held;		/* uc_reap_hold() callers */
 
 static void uc_reap_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uc_reap_work, uc_reap_fn);
+/* Deferrable: an idle CPU is not woken up just to reap. */
+static DECLARE_DEFERRABLE_WORK(uc_reap_work, uc_reap_fn);
 
 static void uc_reap_schedule(void)
 {
