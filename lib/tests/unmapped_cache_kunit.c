@@ -1270,6 +1270,25 @@ static void uc_stress_finish(struct kunit *test, struct uc_stress *st, int n,
 }
 
 /*
+ * The two caches and the per-CPU worker states of a stress case; the
+ * caches and the states are released by KUnit when the case ends.
+ */
+static struct uc_stress *uc_stress_setup(struct kunit *test,
+					 struct unmapped_cache **cache,
+					 struct unmapped_cache **none)
+{
+	struct uc_stress *st;
+
+	*cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	*none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	KUNIT_ASSERT_NOT_NULL(test, *cache);
+	KUNIT_ASSERT_NOT_NULL(test, *none);
+	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	return st;
+}
+
+/*
  * One kthread per online CPU, 100000 random operations each on one shared
  * RW cache (single and multi-page chunks) and one shared NONE cache
  * (single pages, cleared in batches on free).  Every chunk arrives zeroed
@@ -1279,16 +1298,12 @@ static void uc_stress_finish(struct kunit *test, struct uc_stress *st, int n,
  */
 static void mag_stress_all_cpus(struct kunit *test)
 {
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
-	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache_dm_counts before;
+	struct unmapped_cache *cache, *none;
 	struct uc_stress *st;
 	int n;
 
-	KUNIT_ASSERT_NOT_NULL(test, cache);
-	KUNIT_ASSERT_NOT_NULL(test, none);
-	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, st);
+	st = uc_stress_setup(test, &cache, &none);
 	if (num_online_cpus() < 4)
 		kunit_info(test, "only %u CPUs online (want at least 4)\n",
 			   num_online_cpus());
@@ -1317,19 +1332,15 @@ static void uc_test_reap_hold_action(void *data)
  */
 static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
 {
-	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
-	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	int last = cpumask_last(cpu_online_mask);
 	unsigned long rounds = 0, cycles = 0;
 	struct unmapped_cache_dm_counts before;
 	bool hotplug = IS_ENABLED(CONFIG_HOTPLUG_CPU) && last > 0;
+	struct unmapped_cache *cache, *none;
 	struct uc_stress *st;
 	int n;
 
-	KUNIT_ASSERT_NOT_NULL(test, cache);
-	KUNIT_ASSERT_NOT_NULL(test, none);
-	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, st);
+	st = uc_stress_setup(test, &cache, &none);
 	uc_reap_unhold();
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_reap_hold_action,
 							NULL), 0);
