@@ -10,6 +10,7 @@
 
 #include <linux/errno.h>
 #include <linux/gfp_types.h>
+#include <linux/jump_label.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
@@ -90,8 +91,6 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp);
 void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page);
 int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 			 const void *src, size_t len);
-void unmapped_cache_release_page(struct unmapped_cache *cache,
-				 struct page *page);
 bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page);
 bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
 			 size_t size);
@@ -100,6 +99,34 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  pgprot_t prot, unsigned long vm_flags,
 			  const void *caller);
 bool unmapped_cache_vunmap(const void *addr);
+
+DECLARE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
+bool __unmapped_cache_take_freed_page(struct page *page);
+
+/**
+ * unmapped_cache_take_freed_page() - Let the cache take back a freed page.
+ * @page:  a page whose last reference is gone, on its way to the page
+ *         allocator; its flags were reset for the free.
+ * @order: its order.
+ *
+ * A page of a NONE cache may be held by others than its owner (secretmem
+ * pages live in the page cache), so its last reference may be dropped by
+ * anyone, with put_page() or folio_put().  free_pages_prepare() asks here
+ * first, and a page the cache takes (it clears it and keeps it) never
+ * reaches the page allocator, which could not use a page without a
+ * direct-map entry.  Off (a static branch) until a NONE cache exists.
+ *
+ * Context: Any context the page allocator frees pages in.
+ * Return: true if the cache took the page and the page allocator must
+ * leave it alone.
+ */
+static inline bool unmapped_cache_take_freed_page(struct page *page,
+						  unsigned int order)
+{
+	if (static_branch_unlikely(&unmapped_cache_none_in_use) && !order)
+		return __unmapped_cache_take_freed_page(page);
+	return false;
+}
 
 /**
  * struct unmapped_cache_dm_counts - How the direct map is mapped, by level.
@@ -296,9 +323,6 @@ static inline int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 	return -EOPNOTSUPP;
 }
 
-static inline void unmapped_cache_release_page(struct unmapped_cache *cache,
-					       struct page *page) { }
-
 static inline bool unmapped_cache_owns_page(struct unmapped_cache *cache,
 					    struct page *page)
 {
@@ -320,6 +344,12 @@ static inline void *unmapped_cache_vmap(size_t size, unsigned long align,
 }
 
 static inline bool unmapped_cache_vunmap(const void *addr)
+{
+	return false;
+}
+
+static inline bool unmapped_cache_take_freed_page(struct page *page,
+						  unsigned int order)
 {
 	return false;
 }

@@ -1390,7 +1390,7 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 		p[i] = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		unmapped_cache_free(cache, p[i], PAGE_SIZE);
-	/* And NONE pages in its magazines, some of them dirty. */
+	/* And NONE pages in its magazines. */
 	for (i = 0; i < ARRAY_SIZE(page); i++)
 		page[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(page); i++)
@@ -1407,7 +1407,7 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mc->loaded);
 	KUNIT_EXPECT_NULL(test, mc->previous);
 	KUNIT_EXPECT_NULL(test, smc->loaded);
-	KUNIT_EXPECT_NULL(test, smc->dirty);
+	KUNIT_EXPECT_NULL(test, smc->previous);
 	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(secrets), 0);
@@ -1466,11 +1466,11 @@ static int uc_test_take_pages(struct kunit *test, struct unmapped_cache *cache,
 }
 
 /*
- * NONE pages are cleared when freed, a magazine at a time, and handed out
- * without clearing.  A pattern written by one owner must not be found by
- * the next owner (another cache), neither straight from the magazines
- * (with some pages still waiting in a dirty magazine) nor after a drain
- * (which clears the dirty magazines and sends everything to the tree).
+ * NONE pages are cleared when they are freed, before the free returns, and
+ * handed out without clearing.  A pattern written by one owner is gone
+ * from every page as soon as it is freed (the test looks before anybody
+ * could allocate them again), and the next owner (another cache) finds
+ * zeroes only, straight from the magazines and after a drain.
  */
 static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 {
@@ -1478,8 +1478,8 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 	struct unmapped_cache *b = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
 	struct page **pages;
-	unsigned long batches;
 	int round, i, n;
+	u8 *v;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
@@ -1491,12 +1491,18 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 		/* Owner a writes its secret into every page and frees them. */
 		n = uc_test_take_pages(test, a, pages,
 				       UC_TEST_EXPECT_ZERO | UC_TEST_WRITE_SECRET);
-		batches = uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES);
+		/* Test only: the freed pages stay mapped here while we look. */
+		v = n ? uc_test_vmap_pages(pages, n) : NULL;
+		KUNIT_EXPECT_TRUE(test, !n || v);
+		if (v)
+			KUNIT_EXPECT_EQ(test, uc_test_nonzero_pages(v, n), n);
 		for (i = 0; i < n; i++)
 			unmapped_cache_free_page(a, pages[i]);
-		/* Two magazines' worth went through at least one batch. */
-		KUNIT_EXPECT_GE(test, uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES),
-				batches + 1);
+		if (v) {
+			KUNIT_EXPECT_EQ_MSG(test, uc_test_nonzero_pages(v, n), 0,
+					    "freed pages still hold their data");
+			vunmap(v);
+		}
 		if (round)
 			uc_mag_drain();
 
@@ -1508,15 +1514,15 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 }
 
 /*
- * Single NONE pages on one CPU after warm-up: no depot lock, nothing from
- * the range tree, and one clearing batch per UC_MAG_ROUNDS frees.
+ * Single NONE pages on one CPU after warm-up: no depot lock and nothing
+ * from the range tree; each page is cleared on its own when it is freed.
  */
-static void mag_none_fast_path_clears_in_batches(struct kunit *test)
+static void mag_none_fast_path_stays_on_cpu(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
 	const int pairs = UC_MAG_ROUNDS * 100;
-	unsigned long locked, allocs, batches;
+	unsigned long locked, allocs;
 	struct page *page;
 	int i;
 
@@ -1531,7 +1537,6 @@ static void mag_none_fast_path_clears_in_batches(struct kunit *test)
 	}
 	locked = READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]);
 	allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS);
-	batches = uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES);
 	for (i = 0; i < pairs; i++) {
 		page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
 		if (!page)
@@ -1540,8 +1545,6 @@ static void mag_none_fast_path_clears_in_batches(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]), locked);
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_ALLOCS), allocs);
-	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_CLEAR_BATCHES),
-			batches + pairs / UC_MAG_ROUNDS);
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, i, pairs);
 	uc_mag_drain();
@@ -1603,7 +1606,7 @@ static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_fast_path_takes_no_depot_lock),
 	KUNIT_CASE(mag_cpu_offline_gives_magazines_back),
 	KUNIT_CASE(mag_none_pages_reach_next_owner_clear),
-	KUNIT_CASE(mag_none_fast_path_clears_in_batches),
+	KUNIT_CASE(mag_none_fast_path_stays_on_cpu),
 	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
 	KUNIT_CASE(mag_drain_asks_only_cpus_with_rounds),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),
@@ -1660,56 +1663,65 @@ static bool uc_test_mapped(unsigned long addr)
 }
 
 /*
- * A released page goes back to its cache only when the cache's reference
- * is the last one; until then it stays out of the direct map and owned.
- * A second release and a release to the wrong cache are refused.
+ * A NONE page that others hold too (the page cache's users do) is simply
+ * put: the last put, whoever makes it, gives it back to its cache through
+ * the page allocator's release path, cleared before that put returns.  A
+ * page the cache never had goes to the page allocator as before.
  */
-static void callers_release_page_waits_for_last_reference(struct kunit *test)
+static void callers_final_put_gives_page_back_cleared(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
-	struct page *page;
-	long pending, bad;
+	unsigned long back;
+	struct page *page, *plain;
+	long pages;
+	ktime_t t;
+	u8 *v;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
-	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(other, page));
-
-	/* Someone else holds the page, as a page-cache lookup may. */
-	get_page(page);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
 							   uc_test_put_action,
 							   page));
-	pending = uc_release_pending();
-	bad = uc_test_bad_calls();
-	unmapped_cache_release_page(other, page);
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
-	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
-	unmapped_cache_release_page(cache, page);
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
-	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
-	unmapped_cache_release_page(cache, page);
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
-	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 2);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(other, page));
+	/* Test only: a mapping to write a secret and watch it go. */
+	v = uc_test_vmap_pages(&page, 1);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	memset(v, 0x5a, PAGE_SIZE);
 
-	uc_release_flush();
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending + 1);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 2);
-	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(page)));
-
-	/* The other holder lets go: now the cache takes the page back. */
+	/* Someone else holds it, as a page-cache lookup may; the owner puts. */
+	get_page(page);
+	back = uc_put_back_pages();
+	pages = uc_cache_live(cache, true);
 	kunit_release_action(test, uc_test_put_action, page);
-	uc_release_flush();
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
+	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back);
+	KUNIT_EXPECT_EQ(test, v[0], 0x5a);
+
+	/* The last put: back in the cache, and clear, when it returns. */
+	t = ktime_get();
+	put_page(page);
+	t = ktime_sub(ktime_get(), t);
+	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back + 1);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(cache, page));
+	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, true), pages - 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_NULL_MSG(test, memchr_inv(v, 0, PAGE_SIZE),
+			      "a freed secret page still holds its data");
 	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(page)));
-	/* Given back already: refused. */
-	unmapped_cache_release_page(cache, page);
-	KUNIT_EXPECT_EQ(test, uc_release_pending(), pending);
-	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 3);
+	vunmap(v);
+	kunit_info(test, "final put: %lld ns, the page was clear when it returned\n",
+		   ktime_to_ns(t));
+
+	/* A page of the page allocator is not the cache's to take. */
+	plain = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, plain);
+	put_page(plain);
+	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back + 1);
 }
 
 static void uc_test_vunmap_action(void *data)
@@ -1873,7 +1885,7 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 }
 
 static struct kunit_case uc_callers_test_cases[] = {
-	KUNIT_CASE(callers_release_page_waits_for_last_reference),
+	KUNIT_CASE(callers_final_put_gives_page_back_cleared),
 	KUNIT_CASE(callers_vmap_maps_cache_pages),
 	KUNIT_CASE(callers_vmap_defers_kmemleak_when_asked),
 	KUNIT_CASE(callers_owns_tells_cache_memory_apart),
@@ -2082,16 +2094,6 @@ static void bad_free_page_referenced(struct uc_bad_ctx *c)
 	KUNIT_EXPECT_TRUE(c->test, unmapped_cache_owns_page(c->none, c->secret));
 }
 
-static void bad_release_page_foreign(struct uc_bad_ctx *c)
-{
-	long pending = uc_release_pending();
-
-	unmapped_cache_release_page(c->none, c->foreign);
-	unmapped_cache_release_page(c->rw, c->secret);
-	KUNIT_EXPECT_EQ(c->test, uc_release_pending(), pending);
-	KUNIT_EXPECT_EQ(c->test, page_ref_count(c->foreign), 1);
-}
-
 static void bad_owns(struct uc_bad_ctx *c)
 {
 	KUNIT_EXPECT_FALSE(c->test, unmapped_cache_owns(NULL, c->chunk, PAGE_SIZE));
@@ -2163,7 +2165,6 @@ static const struct uc_bad_row uc_bad_rows[] = {
 	{ "free_page, page-allocator page: refused, page untouched", bad_free_page_foreign, 1 },
 	{ "free_page twice: second refused", bad_free_page_twice, 1 },
 	{ "free_page while referenced elsewhere: refused", bad_free_page_referenced, 1 },
-	{ "release_page, foreign page or wrong cache: refused", bad_release_page_foreign, 2 },
 	{ "owns/owns_page, bad cache, address, size or page: false", bad_owns, 0 },
 	{ "write, NONE cache, outside the chunk, wrong cache, heap: error", bad_write, 4 },
 	{ "vmap size 0: NULL; vunmap NULL, foreign, inside, twice: false", bad_vmap, 0 },

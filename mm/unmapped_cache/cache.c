@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) "unmapped_cache: " fmt
 
 #include <linux/bug.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -31,6 +32,9 @@
 
 static LIST_HEAD(uc_caches);		/* under uc_caches_lock */
 static DEFINE_MUTEX(uc_caches_lock);
+
+static bool uc_none_cache_add(struct unmapped_cache *cache);
+static void uc_none_cache_del(struct unmapped_cache *cache);
 
 /**
  * unmapped_cache_create() - Create a cache.
@@ -62,7 +66,16 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 	cache->name = name;
 	cache->perm = perm;
 
+	/* The final-put hook is off until a NONE cache exists. */
+	if (perm == UNMAPPED_CACHE_NONE)
+		static_branch_enable(&unmapped_cache_none_in_use);
 	guard(mutex)(&uc_caches_lock);
+	if (perm == UNMAPPED_CACHE_NONE && !uc_none_cache_add(cache)) {
+		pr_warn("%s: too many NONE caches\n", name);
+		free_percpu(cache->count);
+		kfree(cache);
+		return NULL;
+	}
 	list_add_tail(&cache->list, &uc_caches);
 	return cache;
 }
@@ -127,6 +140,8 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 
 	mutex_lock(&uc_caches_lock);
 	list_del(&cache->list);
+	if (cache->perm == UNMAPPED_CACHE_NONE)
+		uc_none_cache_del(cache);
 	mutex_unlock(&uc_caches_lock);
 	free_percpu(cache->count);
 	kfree(cache);
@@ -154,11 +169,11 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 }
 
 /*
- * Free a single page handed out as a round: scrub it (NONE pages are
- * cleared later, in batches, by the magazine layer), then into this CPU's
- * magazines or, when they have no room, scrubbed back to the tree.  False
- * if @addr is not a round of @cache; the caller then takes the checked
- * slow path, which warns.
+ * Free a single page handed out as a round: scrub it (clear a NONE page
+ * through this CPU's temporary mapping, see arch_unmapped_cache_clear_pages()),
+ * then into this CPU's magazines or, when they have no room, back to the
+ * tree.  False if @addr is not a round of @cache; the caller then takes the
+ * checked slow path, which warns.
  *
  * Only a round handed to @cache carries @cache in its page's ->private
  * (uc_round_tag()), so taking the tag off is the check that @addr is one,
@@ -179,11 +194,8 @@ static bool uc_cache_free_round(struct unmapped_cache *cache,
 		uc_round_tag(page, cache);
 		return false;
 	}
-	if (arena->perm != UNMAPPED_CACHE_NONE)
-		uc_arena_scrub(arena, addr, PAGE_SIZE);
+	uc_arena_scrub(arena, addr, PAGE_SIZE);
 	if (!uc_mag_free(arena, addr, page)) {
-		if (arena->perm == UNMAPPED_CACHE_NONE)
-			uc_arena_scrub(arena, addr, PAGE_SIZE);
 		uc_arena_free_round(arena, addr);
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
 					  addr, caller);
@@ -315,9 +327,12 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
  *         cache already has.
  *
  * The page is zeroed, has a reference count of one that belongs to the
- * caller until unmapped_cache_free_page(), and has no present direct-map
- * entry: the caller maps it where it needs it (in user space, say) and must
- * not expect page_address() to work.
+ * caller, and has no present direct-map entry: the caller maps it where it
+ * needs it (in user space, say) and must not expect page_address() to
+ * work.  Its ->private belongs to the cache.  The page comes back with
+ * unmapped_cache_free_page(), or when its last reference is put (see
+ * unmapped_cache_take_freed_page()), whoever puts it: it may live in the
+ * page cache and on the LRU lists like any page the caller allocated.
  *
  * Context: Process context with GFP_KERNEL; any context otherwise.
  * Return: the page, or NULL.
@@ -387,117 +402,118 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 }
 
 /*
- * Pages given back with unmapped_cache_release_page() wait on this list
- * until nobody else holds a reference.  They are linked through ->lru, which
- * is unused: such pages are never on an LRU list.  While a page waits, its
- * owner tag carries UC_RELEASING, so a second release or a free of the same
- * page is refused.
+ * NONE pages handed out, found again on their final put.
+ *
+ * A NONE page may live where the cache's user does not control every
+ * reference: secretmem puts it in the page cache, where a speculative
+ * lookup, GUP-fast or an LRU batch can hold it for a moment after the
+ * owner let go.  Such pages are simply put: whoever drops the last
+ * reference sends the page down the page allocator's usual release path
+ * (page cache and LRU removal, mlock and memory cgroup accounting are done
+ * there), and free_pages_prepare() hands it to
+ * unmapped_cache_take_freed_page() before the page could reach the
+ * poisoning, the per-CPU lists or the buddy lists.  The cache then clears
+ * the page and takes it back as if unmapped_cache_free_page() had been
+ * called: a freed secret page is cleared before the final put returns.
+ *
+ * The hook runs on every order-0 free once a NONE cache exists, so it must
+ * be cheap for the pages that are not ours.  A NONE page handed out carries
+ * its cache in ->private (uc_round_tag()), and the few NONE caches are
+ * listed in uc_none_caches[]: a page whose ->private is none of them is not
+ * ours, which costs a few compares of a read-mostly cache line.  Only a
+ * page that passes is looked up in uc_blocks.
  */
-#define UC_RELEASING		1UL
-#define UC_RELEASE_RETRY	(HZ / 20)
+DEFINE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
+static DEFINE_PER_CPU(unsigned long, uc_pages_put_back);
 
-static LIST_HEAD(uc_release_list);	/* under uc_release_lock */
-static DEFINE_SPINLOCK(uc_release_lock);
-static atomic_long_t uc_release_waiting;
-
-static void uc_release_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(uc_release_work, uc_release_fn);
-
-/*
- * Undo what a stay in the page cache leaves on a page, as __folio_put()
- * does before the page allocator sees a page: mlock accounting, the memory
- * cgroup charge, the mapping and the page flags.  The reference count is
- * frozen at zero, so nobody else can look.
- */
-static void uc_release_reset(struct page *page)
+/* NONE pages the final-put hook took back, summed over CPUs. */
+unsigned long uc_put_back_pages(void)
 {
-	struct folio *folio = page_folio(page);
+	unsigned long sum = 0;
+	int cpu;
 
-	if (folio_test_clear_mlocked(folio)) {
-		zone_stat_mod_folio(folio, NR_MLOCK, -1);
-		count_vm_event(UNEVICTABLE_PGCLEARED);
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(uc_pages_put_back, cpu));
+	return sum;
+}
+
+#define UC_NONE_CACHES		8
+static struct unmapped_cache *uc_none_caches[UC_NONE_CACHES] __read_mostly;
+
+/* Register a NONE cache for the final-put hook; under uc_caches_lock. */
+static bool uc_none_cache_add(struct unmapped_cache *cache)
+{
+	int i;
+
+	lockdep_assert_held(&uc_caches_lock);
+	for (i = 0; i < UC_NONE_CACHES; i++) {
+		if (!uc_none_caches[i]) {
+			WRITE_ONCE(uc_none_caches[i], cache);
+			return true;
+		}
 	}
-	mem_cgroup_uncharge(folio);
-	page->mapping = NULL;
-	page->flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
+	return false;
 }
 
-static void uc_release_fn(struct work_struct *work)
+static void uc_none_cache_del(struct unmapped_cache *cache)
 {
-	struct page *page, *next;
-	LIST_HEAD(ready);
-	bool waiting;
+	int i;
 
-	spin_lock_irq(&uc_release_lock);
-	list_for_each_entry_safe(page, next, &uc_release_list, lru)
-		if (page_ref_freeze(page, 1))
-			list_move_tail(&page->lru, &ready);
-	waiting = !list_empty(&uc_release_list);
-	spin_unlock_irq(&uc_release_lock);
+	lockdep_assert_held(&uc_caches_lock);
+	for (i = 0; i < UC_NONE_CACHES; i++)
+		if (uc_none_caches[i] == cache)
+			WRITE_ONCE(uc_none_caches[i], NULL);
+}
 
-	list_for_each_entry_safe(page, next, &ready, lru) {
-		unsigned long owner = page_private(page) & ~UC_RELEASING;
+static struct unmapped_cache *uc_none_cache_of(unsigned long tag)
+{
+	int i;
 
-		list_del_init(&page->lru);
-		uc_release_reset(page);
-		set_page_private(page, owner);
-		page_ref_unfreeze(page, 1);
-		uc_cache_free_page((struct unmapped_cache *)owner, page,
-				   _THIS_IP_);
-		atomic_long_dec(&uc_release_waiting);
+	for (i = 0; i < UC_NONE_CACHES; i++) {
+		struct unmapped_cache *cache = READ_ONCE(uc_none_caches[i]);
+
+		if (cache && (unsigned long)cache == tag)
+			return cache;
 	}
-	if (waiting)
-		schedule_delayed_work(&uc_release_work, UC_RELEASE_RETRY);
-}
-
-/* Give back every released page that is free to go; for drains and tests. */
-void uc_release_flush(void)
-{
-	flush_delayed_work(&uc_release_work);
-}
-
-long uc_release_pending(void)
-{
-	return atomic_long_read(&uc_release_waiting);
+	return NULL;
 }
 
 /**
- * unmapped_cache_release_page() - Free a page that others may still hold.
- * @cache: the NONE cache the page was allocated from.
- * @page:  the page, or NULL.
+ * __unmapped_cache_take_freed_page() - Take back a NONE page on its final put.
+ * @page: an order-0 page whose reference count dropped to zero, on its way
+ *        to the page allocator (see unmapped_cache_take_freed_page()).
  *
- * For pages that lived in the page cache, where code the owner does not
- * control (speculative lookups, mlock batching, the page cache itself) may
- * hold references for a while after the owner is done.  The caller hands
- * over the reference that unmapped_cache_alloc_page() gave it and may hold
- * others that it drops afterwards; the cache takes the page back once its
- * own reference is the last one, so the page never reaches the page
- * allocator with no direct-map entry.  The page must not be on an LRU list.
- *
- * Context: Any context.
+ * Context: Any context the page allocator frees pages in.
+ * Return: true if the page belongs to the cache, which has taken it: the
+ * page allocator must not free it.  False for any other page.
  */
-void unmapped_cache_release_page(struct unmapped_cache *cache,
-				 struct page *page)
+bool __unmapped_cache_take_freed_page(struct page *page)
 {
-	unsigned long flags;
+	struct unmapped_cache *cache;
+	struct uc_block *block;
+	struct uc_arena *arena;
 
-	if (!page)
-		return;
-	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE ||
-		      PageLRU(page)))
-		return;
-	/* Refuses a page of another cache and a second release. */
-	if (uc_refuse(cmpxchg(&page->private, (unsigned long)cache,
-			      (unsigned long)cache | UC_RELEASING) !=
-		      (unsigned long)cache))
-		return;
+	cache = uc_none_cache_of(READ_ONCE(page->private));
+	if (likely(!cache))
+		return false;
 
-	atomic_long_inc(&uc_release_waiting);
-	spin_lock_irqsave(&uc_release_lock, flags);
-	list_add_tail(&page->lru, &uc_release_list);
-	spin_unlock_irqrestore(&uc_release_lock, flags);
-	/* Let the caller drop its own references first. */
-	schedule_delayed_work(&uc_release_work, 1);
+	rcu_read_lock();
+	block = uc_block_lookup(page_to_pfn(page));
+	arena = block ? READ_ONCE(block->owner) : NULL;
+	rcu_read_unlock();
+	if (!block)
+		return false;
+	/*
+	 * One of the cache's pages: whatever happens next, it must not reach
+	 * the page allocator without its direct-map entry.  The reference
+	 * count goes back to the one every page of a block holds.
+	 */
+	set_page_count(page, 1);
+	if (uc_refuse(!arena || arena->perm != UNMAPPED_CACHE_NONE))
+		return true;
+	uc_cache_free_page(cache, page, _RET_IP_);
+	this_cpu_inc(uc_pages_put_back);
+	return true;
 }
 
 /**

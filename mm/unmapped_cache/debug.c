@@ -128,6 +128,8 @@ static int blocks_show(struct seq_file *seq, void *v)
 			   uc_block_stat(i));
 	seq_printf(seq, "blocks held: %ld\n", uc_blocks_held());
 	seq_printf(seq, "blocks waiting for a page: %ld\n", uc_blocks_deferred());
+	seq_printf(seq, "pages taken back on their final put: %lu\n",
+		   uc_put_back_pages());
 	seq_printf(seq, "magazine flushes sent to CPUs: %lu\n",
 		   uc_mag_flushes_sent());
 	seq_printf(seq, "bad calls refused: %ld\n",

@@ -193,15 +193,8 @@ struct unmapped_cache {
 	struct list_head list;
 };
 
-/*
- * Rounds (single-page chunks) per magazine: 1016 bytes, a kmalloc-1k object.
- * A NONE arena clears freed pages a magazine at a time, so this is also
- * its batch: more than tlb_single_page_flush_ceiling (33) pages make x86
- * invalidate the local TLB once per batch instead of once per page.
- */
+/* Rounds (single-page chunks) per magazine: 1016 bytes, a kmalloc-1k object. */
 #define UC_MAG_ROUNDS	62
-
-static_assert(UC_MAG_ROUNDS <= UNMAPPED_CACHE_CLEAR_BATCH);
 
 /* Range-tree owner of the chunks that are rounds of the magazine layer. */
 #define UC_OWNER_MAG	((void *)-2L)
@@ -228,7 +221,6 @@ enum uc_mag_stat {
 	UC_MAG_ALLOC_MISS,
 	UC_MAG_FREE_HIT,
 	UC_MAG_FREE_MISS,
-	UC_MAG_CLEAR_BATCHES,
 	UC_MAG_STAT_COUNT,
 };
 
@@ -237,16 +229,13 @@ enum uc_mag_stat {
  * @lock:     this CPU's local lock; the only lock of the fast path.
  * @loaded:   the magazine allocations pop from and frees push to.
  * @previous: the one before it; always full or empty.
- * @dirty:    NONE arenas only: freed pages waiting to be cleared, a
- *            magazine at a time; see magazine.c.
- * @rounds:   pages in the three, for statistics (uc_mag_rounds()).
+ * @rounds:   pages in the two, for statistics (uc_mag_rounds()).
  * @stats:    counters, written by this CPU only.
  */
 struct uc_mag_cpu {
 	local_lock_t lock;
 	struct uc_magazine *loaded;
 	struct uc_magazine *previous;
-	struct uc_magazine *dirty;
 	long rounds;
 	unsigned long stats[UC_MAG_STAT_COUNT];
 };
@@ -405,8 +394,7 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
 struct seq_file;
 void uc_caches_show(struct seq_file *seq);
 long uc_cache_live(struct unmapped_cache *cache, bool pages);
-void uc_release_flush(void);
-long uc_release_pending(void);
+unsigned long uc_put_back_pages(void);
 int uc_vmap_init(void);
 long uc_vmap_stat_pages(void);
 int uc_shrinker_init(void);

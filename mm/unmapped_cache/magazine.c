@@ -29,17 +29,11 @@
  * Steps 1 and 2 touch nothing shared: no lock but this CPU's, no atomic.
  * Steps 3 take the depot lock, once per UC_MAG_ROUNDS pages at most.
  *
- * Clearing NONE pages in batches: a NONE page has no kernel mapping, so it
- * can only be cleared through a temporary one, and taking a mapping down
- * costs a TLB invalidation.  Freed NONE pages therefore do not go into the
- * loaded magazine but into a third per-CPU magazine, dirty, still holding
- * their last owner's data (nothing maps them).  When dirty is full, its
- * pages are cleared in one arch_unmapped_cache_clear_pages() call, one TLB
- * invalidation for the batch, and the now clean magazine is installed like
- * a full one from the depot (uc_mag_install()).  Every page in a loaded,
- * previous or depot magazine, and in the range tree, is clean, so an
- * allocation never clears.  A drain clears the dirty magazines before
- * anything else sees their pages.
+ * Every page in a magazine, the depot or the range tree is clean: a freed
+ * page is scrubbed before it is pushed (a NONE page cleared through the
+ * freeing CPU's temporary mapping, one local TLB invalidation), so an
+ * allocation never clears and nothing here ever holds a former owner's
+ * data.
  *
  * Working set and reaping: the depot remembers the fewest full and empty
  * magazines it held since the last reap (min_full, min_empty).  Those were
@@ -78,7 +72,6 @@ const char *const uc_mag_stat_names[] = {
 	[UC_MAG_ALLOC_MISS]	= "magazine alloc misses",
 	[UC_MAG_FREE_HIT]	= "magazine free hits",
 	[UC_MAG_FREE_MISS]	= "magazine free misses",
-	[UC_MAG_CLEAR_BATCHES]	= "batches of freed pages cleared",
 };
 
 static_assert(ARRAY_SIZE(uc_mag_stat_names) == UC_MAG_STAT_COUNT);
@@ -289,88 +282,10 @@ static struct uc_magazine *uc_mag_get_empty(struct uc_depot *depot)
 	return empty ?: uc_magazine_new(GFP_ATOMIC | __GFP_NOWARN);
 }
 
-/*
- * Install a full magazine of clean pages on this CPU: as the loaded or the
- * previous magazine if that one is missing or empty (the empty one becomes
- * the dirty magazine if there is none), otherwise in the depot.
- */
-static void uc_mag_install(struct uc_arena *arena, struct uc_magazine *full)
-{
-	struct uc_depot *depot = &arena->depot;
-	struct uc_magazine *spare = NULL;
-	unsigned long flags, dflags;
-	struct uc_mag_cpu *mc;
-
-	local_lock_irqsave(&arena->mags->lock, flags);
-	mc = this_cpu_ptr(arena->mags);
-	__this_cpu_inc(arena->mags->stats[UC_MAG_CLEAR_BATCHES]);
-	if (!mc->loaded || !mc->loaded->rounds) {
-		spare = mc->loaded;
-		mc->loaded = full;
-	} else if (!mc->previous || !mc->previous->rounds) {
-		spare = mc->previous;
-		mc->previous = full;
-	} else {
-		spare = full;
-	}
-	if (spare != full)
-		uc_mag_rounds_add(mc, full->rounds);
-	if (spare && !spare->rounds && !mc->dirty) {
-		mc->dirty = spare;
-		spare = NULL;
-	}
-	if (spare) {
-		uc_depot_lock(depot, &dflags);
-		uc_depot_put_locked(depot, spare);
-		spin_unlock_irqrestore(&depot->lock, dflags);
-	}
-	local_unlock_irqrestore(&arena->mags->lock, flags);
-}
-
-/*
- * uc_mag_free() for a NONE arena: onto this CPU's dirty magazine; when that
- * is full, clear its pages in one batch, with this CPU's local lock
- * dropped, and install it.
- */
-static bool uc_mag_free_dirty(struct uc_arena *arena, unsigned long addr,
-			      struct page *page)
-{
-	struct uc_magazine *full = NULL;
-	struct uc_mag_cpu *mc;
-	unsigned long flags;
-
-	local_lock_irqsave(&arena->mags->lock, flags);
-	mc = this_cpu_ptr(arena->mags);
-	if (!mc->dirty)
-		mc->dirty = uc_mag_get_empty(&arena->depot);
-	if (!mc->dirty) {
-		__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_MISS]);
-		local_unlock_irqrestore(&arena->mags->lock, flags);
-		return false;
-	}
-	uc_magazine_push(mc->dirty, addr, page);
-	uc_mag_rounds_add(mc, 1);
-	__this_cpu_inc(arena->mags->stats[UC_MAG_FREE_HIT]);
-	if (mc->dirty->rounds == UC_MAG_ROUNDS) {
-		full = mc->dirty;
-		mc->dirty = NULL;
-		uc_mag_rounds_add(mc, -full->rounds);
-	}
-	local_unlock_irqrestore(&arena->mags->lock, flags);
-
-	if (full) {
-		arch_unmapped_cache_clear_pages(full->page, full->rounds);
-		uc_mag_install(arena, full);
-	}
-	return true;
-}
-
 /**
  * uc_mag_free() - Give a single-page chunk back to this CPU's magazines.
  * @arena: the arena.
- * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already,
- *         except in a NONE arena, whose pages the magazine layer clears in
- *         batches.
+ * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already.
  * @page:  its page.
  *
  * Context: Any context.
@@ -384,9 +299,6 @@ bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page)
 	struct uc_magazine *empty;
 	unsigned long flags, dflags;
 	struct uc_mag_cpu *mc;
-
-	if (arena->perm == UNMAPPED_CACHE_NONE)
-		return uc_mag_free_dirty(arena, addr, page);
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -480,17 +392,14 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 
 /*
  * Take the magazines off a CPU (under its local lock, or for a dead CPU),
- * then clear the pages of the dirty one and put them all into the depot,
- * with no per-CPU lock held.
+ * then put them into the depot with no per-CPU lock held.
  */
 static void uc_mag_detach(struct uc_mag_cpu *mc, struct uc_magazine **mags)
 {
 	mags[0] = mc->loaded;
 	mags[1] = mc->previous;
-	mags[2] = mc->dirty;
 	mc->loaded = NULL;
 	mc->previous = NULL;
-	mc->dirty = NULL;
 	WRITE_ONCE(mc->rounds, 0);
 }
 
@@ -500,11 +409,8 @@ static void uc_mag_put_detached(struct uc_arena *arena,
 	unsigned long flags;
 	int i;
 
-	/* Freed pages are cleared before anybody else sees them. */
-	if (mags[2] && mags[2]->rounds)
-		arch_unmapped_cache_clear_pages(mags[2]->page, mags[2]->rounds);
 	uc_depot_lock(&arena->depot, &flags);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2; i++)
 		if (mags[i])
 			uc_depot_put_locked(&arena->depot, mags[i]);
 	spin_unlock_irqrestore(&arena->depot.lock, flags);
@@ -513,7 +419,7 @@ static void uc_mag_put_detached(struct uc_arena *arena,
 /* A dead CPU's magazines: nothing runs there any more, no lock needed. */
 static void uc_mag_flush_dead_cpu(int cpu)
 {
-	struct uc_magazine *mags[3];
+	struct uc_magazine *mags[2];
 	struct uc_arena *arena;
 
 	list_for_each_entry(arena, &uc_arena_list, node) {
@@ -554,7 +460,7 @@ unsigned long uc_mag_flushes_sent(void)
 
 static void uc_mag_flush_local(struct uc_arena *arena, int cpu)
 {
-	struct uc_magazine *mags[3];
+	struct uc_magazine *mags[2];
 	unsigned long flags;
 
 	local_lock_irqsave(&arena->mags->lock, flags);

@@ -117,8 +117,7 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
 /**
  * uc_drain() - Give back everything that is free, now.
  *
- * Takes back released pages nobody else holds any more, empties every
- * CPU's magazines and every depot, then returns every block
+ * Empties every CPU's magazines and every depot, then returns every block
  * with no live chunk, and retries the releases that waited for a page
  * (uc_block_retire()).  For administrators (debugfs "drain") and tests.
  *
@@ -129,7 +128,6 @@ unsigned long uc_drain(void)
 {
 	unsigned long blocks;
 
-	uc_release_flush();
 	uc_mag_drain();
 	blocks = uc_shrink_all(NUMA_NO_NODE, 0, ULONG_MAX, false);
 	/* Blocks whose release waits for a page: those free by now go too. */

@@ -20,7 +20,7 @@ int uc_stubs_test(void)
 
 	ret += unmapped_cache_owns(c, p, 4096) + unmapped_cache_owns_page(c, pg);
 	ret += unmapped_cache_vunmap(v) + unmapped_cache_active();
-	unmapped_cache_release_page(c, pg);
+	ret += unmapped_cache_take_freed_page(pg, 0);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);
