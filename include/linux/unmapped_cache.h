@@ -245,9 +245,8 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len);
  * @nr:    how many; at most %UNMAPPED_CACHE_CLEAR_BATCH.
  *
  * Through mappings that only this CPU sees, until the end of the call;
- * takes no shared lock and sends no IPI.  The TLB of this CPU is
- * invalidated once per call, not once per page, which is why freed pages
- * are cleared in batches.
+ * takes no shared lock and sends no IPI.  The mappings are gone from this
+ * CPU's TLB when the call returns.
  * Context: any context; runs with interrupts off.
  */
 void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr);

@@ -27,9 +27,9 @@
  * before it goes back into the tree: ROX with INT3 and RO with zeroes,
  * both through text_poke (no writable alias of the memory ever exists), RW
  * with zeroes through its own mapping, NONE through mappings only the
- * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single NONE pages
- * freed into the magazines are cleared there, a magazine at a time (see
- * magazine.c).  So the tree holds only clean memory.
+ * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single pages are
+ * scrubbed the same way before they go into a magazine (cache.c).  So the
+ * tree and the magazines hold only clean memory.
  *
  * Locking
  * -------
