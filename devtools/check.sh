@@ -73,7 +73,7 @@ kunit_results() {
 # KUnit cases that call the cache with bad arguments on purpose: the
 # cache's own WARN_ON_ONCE()s are expected there and nowhere else, and
 # each of them must have produced at least one (splats.py).
-UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,bad_input_is_refused
+UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,poison_block_is_kept_until_unpoisoned,bad_input_is_refused
 
 # splat_scan LABEL LOG [splats.py options]: the console log is complete
 # (the job printed its result) and has no splat but the expected ones.

@@ -1901,6 +1901,172 @@ static struct kunit_suite uc_callers_test_suite = {
 };
 
 /*
+ * Hardware poison: memory_failure() on pages the cache holds, as a machine
+ * check (or hwpoison-inject) would call it.  It cannot take such a page
+ * (neither on an LRU list nor free in the buddy allocator): it flags it
+ * and leaves it to the cache.
+ */
+struct uc_poison_ctx {
+	struct unmapped_cache *cache;
+	struct uc_arena *arena;
+	struct page *page;
+};
+
+/* Whatever the test reached: unflag the page and give it back. */
+static void uc_test_poison_cleanup(void *data)
+{
+	struct uc_poison_ctx *ctx = data;
+	unsigned long phys = PFN_PHYS(page_to_pfn(ctx->page));
+
+	if (PageHWPoison(ctx->page)) {
+		ClearPageHWPoison(ctx->page);
+		num_poisoned_pages_sub(page_to_pfn(ctx->page), 1);
+	}
+	if (uc_arena_owns(ctx->arena, phys, PAGE_SIZE, UC_OWNER_POISON))
+		uc_arena_free(ctx->arena, phys, PAGE_SIZE, UC_OWNER_POISON);
+	else if (unmapped_cache_owns_page(ctx->cache, ctx->page))
+		unmapped_cache_free_page(ctx->cache, ctx->page);
+}
+
+static bool uc_test_poison(struct page *page)
+{
+	memory_failure(page_to_pfn(page), MF_SW_SIMULATED);
+	return PageHWPoison(page);
+}
+
+/*
+ * A NONE page flagged while its owner holds it keeps its contents when the
+ * owner frees it (nothing clears a poisoned page), and never leaves the
+ * magazine it went to: the next allocation on that CPU sets it aside for
+ * good instead of handing it out.  Set aside, it keeps its block, which
+ * stays out of the direct map through a drain.
+ */
+static void poison_page_is_set_aside_never_cleared(struct kunit *test)
+{
+	struct uc_poison_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct page **pages;
+	unsigned long set_aside, phys;
+	int i, n, seen = 0;
+	u8 *v;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "needs CONFIG_MEMORY_FAILURE");
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	ctx->arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	pages = kunit_kcalloc(test, UC_TEST_SECRETS, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->cache);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->arena);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	ctx->page = unmapped_cache_alloc_page(ctx->cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_poison_cleanup,
+							   ctx));
+	phys = PFN_PHYS(page_to_pfn(ctx->page));
+	/* Test only: a mapping to write the owner's data and look at it. */
+	v = uc_test_vmap_pages(&ctx->page, 1);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	memset(v, 0x5a, PAGE_SIZE);
+
+	KUNIT_EXPECT_TRUE(test, uc_test_poison(ctx->page));
+	set_aside = uc_arena_stat(ctx->arena, UC_ARENA_POISON_SET_ASIDE);
+	migrate_disable();
+	unmapped_cache_free_page(ctx->cache, ctx->page);
+	for (n = 0; n < UC_TEST_SECRETS; n++) {
+		pages[n] = unmapped_cache_alloc_page(ctx->cache, GFP_KERNEL);
+		if (!pages[n])
+			break;
+		if (pages[n] == ctx->page)
+			seen++;
+	}
+	migrate_enable();
+	for (i = 0; i < n; i++)
+		if (pages[i] != ctx->page)
+			unmapped_cache_free_page(ctx->cache, pages[i]);
+	KUNIT_EXPECT_EQ(test, n, UC_TEST_SECRETS);
+	KUNIT_EXPECT_EQ_MSG(test, seen, 0, "a poisoned page was handed out");
+	KUNIT_EXPECT_NULL_MSG(test, memchr_inv(v, 0x5a, PAGE_SIZE),
+			      "a poisoned page was written");
+	vunmap(v);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(ctx->arena, UC_ARENA_POISON_SET_ASIDE),
+			set_aside + 1);
+	KUNIT_EXPECT_TRUE(test, uc_arena_owns(ctx->arena, phys, PAGE_SIZE,
+					      UC_OWNER_POISON));
+
+	uc_drain();
+	KUNIT_EXPECT_NOT_NULL(test, uc_block_lookup(page_to_pfn(ctx->page)));
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(ctx->page)));
+}
+
+/*
+ * A block with a poisoned page is never restored to the direct map: its
+ * release keeps it, held and unmapped, and a drain leaves it so.  Once the
+ * page is unpoisoned (unpoison_memory(), which then puts the page: the
+ * final-put hook refuses that put with a warning, since the page is the
+ * cache's), the next drain releases the block.
+ */
+static void poison_block_is_kept_until_unpoisoned(struct kunit *test)
+{
+	long kept = uc_blocks_poisoned(), bad = uc_test_bad_calls();
+	long stat = uc_block_stat(UC_BLOCK_POISON_KEPT), held;
+	struct uc_poison_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct uc_block *block;
+	struct uc_verify verify;
+	unsigned long addr;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "needs CONFIG_MEMORY_FAILURE");
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->arena);
+	uc_drain();
+	held = uc_blocks_held();
+	block = uc_block_grab(NUMA_NO_NODE, 0);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	ctx->page = block->page + 7;
+	addr = (unsigned long)page_address(ctx->page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_poison_cleanup,
+							   ctx));
+
+	KUNIT_EXPECT_TRUE(test, uc_test_poison(ctx->page));
+	uc_blocks_verify(&verify);
+	KUNIT_EXPECT_GE(test, verify.poisoned, 1);
+	KUNIT_EXPECT_EQ(test, verify.dm_present, 0);
+	uc_block_retire(block);
+	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept + 1);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_POISON_KEPT), stat + 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held + 1);
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept + 1);
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped(addr));
+
+	KUNIT_EXPECT_EQ(test, unpoison_memory(page_to_pfn(ctx->page)), 0);
+	KUNIT_EXPECT_FALSE(test, PageHWPoison(ctx->page));
+	KUNIT_EXPECT_EQ(test, page_ref_count(ctx->page), 1);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
+	KUNIT_EXPECT_TRUE(test, uc_test_mapped(addr));
+}
+
+static struct kunit_case uc_poison_test_cases[] = {
+	KUNIT_CASE(poison_page_is_set_aside_never_cleared),
+	KUNIT_CASE(poison_block_is_kept_until_unpoisoned),
+	{}
+};
+
+static struct kunit_suite uc_poison_test_suite = {
+	.name = "unmapped_cache_poison",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
+	.test_cases = uc_poison_test_cases,
+};
+
+/*
  * The bad-input matrix: every public function with each kind of bad
  * argument.  Each row is one KUnit case, named after what it does and what
  * must happen; the table is the documentation of the behaviour.  A
@@ -2793,7 +2959,7 @@ static struct kunit_suite uc_shrinker_test_suite = {
 
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
 		  &uc_mag_test_suite, &uc_shrinker_test_suite,
-		  &uc_callers_test_suite,
+		  &uc_callers_test_suite, &uc_poison_test_suite,
 		  &uc_bad_input_test_suite, &uc_faults_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");

@@ -74,6 +74,7 @@ const char *const uc_arena_stat_names[] = {
 	[UC_ARENA_BLOCKS_IN]	= "blocks added",
 	[UC_ARENA_BLOCKS_OUT]	= "blocks returned",
 	[UC_ARENA_BAD_FREES]	= "bad frees",
+	[UC_ARENA_POISON_SET_ASIDE] = "pages set aside for hardware poison",
 };
 
 static_assert(ARRAY_SIZE(uc_arena_stat_names) == UC_ARENA_STAT_COUNT);
@@ -320,21 +321,9 @@ err_count:
 	return err;
 }
 
-/**
- * uc_arena_alloc() - Carve a chunk out of an arena.
- * @arena: the arena.
- * @size:  bytes, a multiple of PAGE_SIZE.
- * @align: alignment, a power of two, at least PAGE_SIZE.
- * @owner: the cache the chunk belongs to; checked on free.
- * @gfp:   GFP_KERNEL to allow a refill; without __GFP_DIRECT_RECLAIM only
- *         the free space the arena already has is used.
- *
- * Context: Process context when a refill is allowed; any context otherwise.
- * Return: the address of the chunk (virtual, or physical for a NONE arena),
- * or 0.  The chunk is zeroed (INT3-filled for ROX).
- */
-unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
-			     unsigned long align, void *owner, gfp_t gfp)
+/* uc_arena_alloc() without the check for poisoned pages. */
+static unsigned long uc_arena_carve(struct uc_arena *arena, unsigned long size,
+				    unsigned long align, void *owner, gfp_t gfp)
 {
 	unsigned long flags;
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
@@ -380,9 +369,103 @@ out:
 	return chunk->start;
 }
 
+/*
+ * Hardware poison
+ * ---------------
+ * memory_failure() cannot take a page the cache holds (it is neither on an
+ * LRU list nor free in the buddy allocator): it flags the page poisoned and
+ * leaves it where it is.  From then on the cache must never hand the page
+ * out, never clear or fill it, and never map it again.  It looks at the
+ * flag where it hands out and scrubs memory, and only while some page of
+ * the machine is poisoned (uc_pages_poisoned()): a chunk found poisoned
+ * when it is carved, or a round when it leaves a magazine, is set aside
+ * whole (owned by UC_OWNER_POISON, never freed) and another one is taken;
+ * a scrub writes around poisoned pages.  A chunk set aside keeps its
+ * block busy, so the block is never restored to the direct map while the
+ * rest of it stays in use; a block found poisoned on its release is kept
+ * (block.c).  A page poisoned while its owner holds it (a secretmem page
+ * in the page cache, say) stays with memory_failure(), which keeps its
+ * reference: it never comes back to the cache.
+ */
+
+/* Whether a page of [@addr, @addr + @size) of @arena is poisoned. */
+static bool uc_arena_poisoned(struct uc_arena *arena, unsigned long addr,
+			      unsigned long size)
+{
+	struct page *page;
+	unsigned long off;
+
+	if (!uc_poison_seen())
+		return false;
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		page = uc_round_page(arena, addr + off);
+		if (page && uc_pages_poisoned(page, 1))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * uc_arena_set_aside() - Set a chunk with a poisoned page aside for good.
+ * @arena: the arena.
+ * @addr:  a chunk just carved (or a round just taken from a magazine),
+ *         not handed out yet.
+ * @size:  its size.
+ *
+ * Context: Any context.
+ * Return: true if a page of the chunk is poisoned: the chunk is now owned
+ * by UC_OWNER_POISON and the caller must take another.
+ */
+bool uc_arena_set_aside(struct uc_arena *arena, unsigned long addr,
+			unsigned long size)
+{
+	struct uc_range *chunk;
+	unsigned long flags;
+
+	if (!uc_arena_poisoned(arena, addr, size))
+		return false;
+	spin_lock_irqsave(&arena->lock, flags);
+	chunk = uc_range_find_busy(&arena->tree, addr);
+	if (!WARN_ON_ONCE(!chunk || chunk->size != size))
+		chunk->owner = UC_OWNER_POISON;
+	spin_unlock_irqrestore(&arena->lock, flags);
+	uc_arena_count(arena, UC_ARENA_POISON_SET_ASIDE, size >> PAGE_SHIFT);
+	return true;
+}
+
+/* Chunks set aside in a row before an allocation gives up. */
+#define UC_POISON_TRIES	8
+
+/**
+ * uc_arena_alloc() - Carve a chunk out of an arena.
+ * @arena: the arena.
+ * @size:  bytes, a multiple of PAGE_SIZE.
+ * @align: alignment, a power of two, at least PAGE_SIZE.
+ * @owner: the cache the chunk belongs to; checked on free.
+ * @gfp:   GFP_KERNEL to allow a refill; without __GFP_DIRECT_RECLAIM only
+ *         the free space the arena already has is used.
+ *
+ * Context: Process context when a refill is allowed; any context otherwise.
+ * Return: the address of the chunk (virtual, or physical for a NONE arena),
+ * or 0.  The chunk is zeroed (INT3-filled for ROX).
+ */
+unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
+			     unsigned long align, void *owner, gfp_t gfp)
+{
+	unsigned long addr;
+	int tries;
+
+	for (tries = 0; tries < UC_POISON_TRIES; tries++) {
+		addr = uc_arena_carve(arena, size, align, owner, gfp);
+		if (!addr || !uc_arena_set_aside(arena, addr, size))
+			return addr;
+	}
+	return 0;
+}
+
 /* Make a freed chunk safe for its next owner; see the top of this file. */
-void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
-		    unsigned long size)
+static void __uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
+			     unsigned long size)
 {
 	switch (arena->perm) {
 	case UNMAPPED_CACHE_ROX:
@@ -402,6 +485,21 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 	default:
 		break;
 	}
+}
+
+void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
+		    unsigned long size)
+{
+	unsigned long off;
+
+	if (!uc_arena_poisoned(arena, addr, size)) {
+		__uc_arena_scrub(arena, addr, size);
+		return;
+	}
+	/* A poisoned page is never written: around it, page by page. */
+	for (off = 0; off < size; off += PAGE_SIZE)
+		if (!uc_arena_poisoned(arena, addr + off, PAGE_SIZE))
+			__uc_arena_scrub(arena, addr + off, PAGE_SIZE);
 }
 
 /**

@@ -38,12 +38,21 @@
  *    counted as held, and a worker retries the release every
  *    UC_BLOCK_RETRY_DELAY until the reference is gone.  A block never
  *    belongs to nobody.
+ * 7. A block with a hardware-poisoned page (memory_failure() flagged a page
+ *    the cache held, see arena.c) is never restored: its direct-map entry
+ *    would map the bad page again, and the clear before the free would
+ *    touch it.  Its release keeps it on uc_poisoned_list instead, held
+ *    and out of the direct map for good (uc_blocks_poisoned()); a drain
+ *    looks at it again, so a block whose page an administrator unpoisoned
+ *    goes back then.
  *
  * Context: grab and release may sleep (CPA may allocate a page table to
  * split a 1 GiB entry, and flushes TLBs with IPIs), so both are for process
  * context only.  uc_blocks is an xarray and brings its own lock; the
  * counters are atomics.  Nothing here takes any other lock.
  */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
 
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -72,6 +81,12 @@ atomic_long_t uc_block_stats[UC_BLOCK_STAT_COUNT];
 static LIST_HEAD(uc_deferred_list);
 static DEFINE_SPINLOCK(uc_deferred_lock);
 static atomic_long_t uc_deferred_nr;
+/* Blocks kept for a poisoned page, under uc_deferred_lock too. */
+static LIST_HEAD(uc_poisoned_list);
+
+/* The ->private of every page of a block that is not a round handed out. */
+const int uc_page_free_tag;
+static atomic_long_t uc_poisoned_nr;
 static void uc_block_retry_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(uc_block_retry_work, uc_block_retry_fn);
 
@@ -84,6 +99,7 @@ const char *const uc_block_stat_names[] = {
 	[UC_BLOCK_RELEASE_REFUSED]	= "releases refused",
 	[UC_BLOCK_RELEASE_DEFERRED]	= "releases deferred (page busy)",
 	[UC_BLOCK_RESTORE_FAILED]	= "restores failed (leaked)",
+	[UC_BLOCK_POISON_KEPT]		= "blocks kept for a poisoned page",
 	[UC_BLOCK_PAGES_IN]		= "pages from page allocator",
 	[UC_BLOCK_PAGES_OUT]		= "pages to page allocator",
 };
@@ -128,8 +144,10 @@ static void uc_block_free_pages(struct page *page)
 {
 	unsigned long i;
 
-	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
+		set_page_private(page + i, 0);
 		__free_page(page + i);
+	}
 	uc_block_count(UC_BLOCK_PAGES_OUT, UNMAPPED_CACHE_BLOCK_PAGES);
 }
 
@@ -147,6 +165,7 @@ struct uc_block *uc_block_grab(int nid, int fill)
 {
 	struct uc_block *block;
 	struct page *page;
+	unsigned long i;
 	int err;
 
 	if (nid == NUMA_NO_NODE)
@@ -172,6 +191,8 @@ struct uc_block *uc_block_grab(int nid, int fill)
 	block->page = page;
 	block->nid = nid;
 	INIT_LIST_HEAD(&block->list);
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+		set_page_private(page + i, UC_PAGE_FREE);
 
 	err = xa_insert(&uc_blocks, uc_block_index(page_to_pfn(page)), block,
 			GFP_KERNEL);
@@ -219,6 +240,8 @@ static int uc_block_try_release(struct uc_block *block)
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
 		if (page_ref_count(page + i) != 1)
 			return -EBUSY;
+	if (uc_pages_poisoned(page, UNMAPPED_CACHE_BLOCK_PAGES))
+		return -EHWPOISON;
 
 	/* A concurrent release of the same block loses here. */
 	if (uc_refuse(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))
@@ -264,8 +287,9 @@ err_refuse:
  * Context: Process context; may sleep.
  * Return: 0 when the block is back in the page allocator; -EINVAL for a
  * foreign or already released block, -EBUSY for a block with a page in use
- * (both with a warning, the cache is left as it was); -EIO if the direct map
- * could not be restored, in which case the block is leaked on purpose.
+ * (both with a warning, the cache is left as it was); -EHWPOISON for a
+ * block with a hardware-poisoned page, left as it was; -EIO if the direct
+ * map could not be restored, in which case the block is leaked on purpose.
  */
 int uc_block_release(struct uc_block *block)
 {
@@ -298,9 +322,25 @@ static void uc_block_defer(struct uc_block *block)
  *
  * Context: Process context; may sleep.
  */
+/* Keep a block with a poisoned page for good (see the top of this file). */
+static void uc_block_keep_poisoned(struct uc_block *block)
+{
+	uc_block_count(UC_BLOCK_POISON_KEPT, 1);
+	atomic_long_inc(&uc_poisoned_nr);
+	spin_lock(&uc_deferred_lock);
+	list_add_tail(&block->list, &uc_poisoned_list);
+	spin_unlock(&uc_deferred_lock);
+	pr_warn("block at pfn %#lx has a hardware-poisoned page: kept out of the direct map\n",
+		page_to_pfn(block->page));
+}
+
 void uc_block_retire(struct uc_block *block)
 {
-	if (uc_block_try_release(block) != -EBUSY)
+	int err = uc_block_try_release(block);
+
+	if (err == -EHWPOISON)
+		uc_block_keep_poisoned(block);
+	if (err != -EBUSY)
 		return;
 	block->retries = 0;
 	atomic_long_inc(&uc_deferred_nr);
@@ -312,6 +352,7 @@ static void uc_block_retry_fn(struct work_struct *work)
 {
 	struct uc_block *block, *next;
 	LIST_HEAD(todo);
+	int err;
 
 	spin_lock(&uc_deferred_lock);
 	list_splice_init(&uc_deferred_list, &todo);
@@ -319,8 +360,11 @@ static void uc_block_retry_fn(struct work_struct *work)
 
 	list_for_each_entry_safe(block, next, &todo, list) {
 		list_del_init(&block->list);
-		if (uc_block_try_release(block) != -EBUSY) {
+		err = uc_block_try_release(block);
+		if (err != -EBUSY) {
 			atomic_long_dec(&uc_deferred_nr);
+			if (err == -EHWPOISON)
+				uc_block_keep_poisoned(block);
 			continue;
 		}
 		WARN_ONCE(++block->retries == UC_BLOCK_RETRY_WARN,
@@ -334,14 +378,65 @@ static void uc_block_retry_fn(struct work_struct *work)
  * uc_blocks_retry() - Retry the deferred releases now, and wait for them.
  *
  * For the tests and the drain: releases every deferred block whose pages
- * are free by now; the others keep waiting.
+ * are free by now, and every block kept for a poisoned page that has none
+ * any more (unpoison_memory()); the others keep waiting.
  *
  * Context: Process context; may sleep.
  */
 void uc_blocks_retry(void)
 {
+	struct uc_block *block, *next;
+	LIST_HEAD(todo);
+
+	spin_lock(&uc_deferred_lock);
+	list_splice_init(&uc_poisoned_list, &todo);
+	spin_unlock(&uc_deferred_lock);
+	list_for_each_entry_safe(block, next, &todo, list) {
+		if (uc_pages_poisoned(block->page, UNMAPPED_CACHE_BLOCK_PAGES))
+			continue;
+		list_del_init(&block->list);
+		atomic_long_dec(&uc_poisoned_nr);
+		uc_block_retire(block);
+	}
+	spin_lock(&uc_deferred_lock);
+	list_splice(&todo, &uc_poisoned_list);
+	spin_unlock(&uc_deferred_lock);
+
 	mod_delayed_work(system_wq, &uc_block_retry_work, 0);
 	flush_delayed_work(&uc_block_retry_work);
+}
+
+/**
+ * uc_blocks_poisoned() - How many blocks are kept for a poisoned page.
+ *
+ * Return: blocks held out of the direct map for good because a page of
+ * theirs is hardware-poisoned.
+ */
+long uc_blocks_poisoned(void)
+{
+	return atomic_long_read(&uc_poisoned_nr);
+}
+
+/**
+ * uc_pages_poisoned() - Whether a page of a run is hardware-poisoned.
+ * @page: the first page.
+ * @nr:   pages.
+ *
+ * Costs one read of a global counter while no page of the machine is
+ * poisoned, and nothing at all without CONFIG_MEMORY_FAILURE.
+ *
+ * Context: Any context.
+ */
+bool uc_pages_poisoned(struct page *page, unsigned long nr)
+{
+	unsigned long i;
+
+	if (!uc_poison_seen())
+		return false;
+	for (i = 0; i < nr; i++)
+		if (PageHWPoison(page + i))
+			return true;
+	return false;
 }
 
 /**
@@ -424,6 +519,8 @@ void uc_blocks_verify(struct uc_verify *res)
 						   i * PAGE_SIZE, &e);
 			if (e.present)
 				res->dm_present++;
+			if (PageHWPoison(block->page + i))
+				res->poisoned++;
 			if (arena && arena->perm != UNMAPPED_CACHE_NONE &&
 			    READ_ONCE(block->addr))
 				uc_verify_mapping(res, arena, block->addr +

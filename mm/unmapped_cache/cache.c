@@ -156,10 +156,14 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 					  struct uc_arena *arena, gfp_t gfp,
 					  unsigned long caller)
 {
-	unsigned long addr = uc_mag_alloc(arena, cache);
+	unsigned long addr;
 
-	if (addr)
-		return addr;
+	while ((addr = uc_mag_alloc(arena, cache))) {
+		/* A round poisoned while it sat in a magazine is set aside. */
+		if (!uc_poison_seen() || !uc_arena_set_aside(arena, addr, PAGE_SIZE))
+			return addr;
+		uc_round_untag(uc_round_page(arena, addr), cache);
+	}
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
 	if (addr)
 		uc_round_tag(uc_round_page(arena, addr), cache);
@@ -419,9 +423,13 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
  * The hook runs on every order-0 free once a NONE cache exists, so it must
  * be cheap for the pages that are not ours.  A NONE page handed out carries
  * its cache in ->private (uc_round_tag()), and the few NONE caches are
- * listed in uc_none_caches[]: a page whose ->private is none of them is not
- * ours, which costs a few compares of a read-mostly cache line.  Only a
- * page that passes is looked up in uc_blocks.
+ * listed in uc_none_caches[]; every other page of a block has UC_PAGE_FREE
+ * there.  A page whose ->private is none of those is not ours, which costs
+ * a few compares of a read-mostly cache line.  Only a page that passes is
+ * looked up in uc_blocks.  A page the cache holds whose last reference
+ * goes (a stray put_page(), or unpoison_memory() on a page the cache set
+ * aside) is refused with a warning and kept: it never reaches the page
+ * allocator without its direct-map entry.
  */
 DEFINE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
 static DEFINE_PER_CPU(unsigned long, uc_pages_put_back);
@@ -492,9 +500,11 @@ bool __unmapped_cache_take_freed_page(struct page *page)
 	struct unmapped_cache *cache;
 	struct uc_block *block;
 	struct uc_arena *arena;
+	unsigned long tag;
 
-	cache = uc_none_cache_of(READ_ONCE(page->private));
-	if (likely(!cache))
+	tag = READ_ONCE(page->private);
+	cache = uc_none_cache_of(tag);
+	if (likely(!cache && tag != UC_PAGE_FREE))
 		return false;
 
 	rcu_read_lock();
@@ -509,7 +519,8 @@ bool __unmapped_cache_take_freed_page(struct page *page)
 	 * count goes back to the one every page of a block holds.
 	 */
 	set_page_count(page, 1);
-	if (uc_refuse(!arena || arena->perm != UNMAPPED_CACHE_NONE))
+	/* A page the cache holds, put by a stray put_page(): refused. */
+	if (uc_refuse(!cache || !arena || arena->perm != UNMAPPED_CACHE_NONE))
 		return true;
 	uc_cache_free_page(cache, page, _RET_IP_);
 	this_cpu_inc(uc_pages_put_back);

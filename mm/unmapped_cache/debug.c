@@ -128,6 +128,8 @@ static int blocks_show(struct seq_file *seq, void *v)
 			   uc_block_stat(i));
 	seq_printf(seq, "blocks held: %ld\n", uc_blocks_held());
 	seq_printf(seq, "blocks waiting for a page: %ld\n", uc_blocks_deferred());
+	seq_printf(seq, "blocks kept for a poisoned page now: %ld\n",
+		   uc_blocks_poisoned());
 	seq_printf(seq, "pages taken back on their final put: %lu\n",
 		   uc_put_back_pages());
 	seq_printf(seq, "magazine flushes sent to CPUs: %lu\n",
@@ -162,9 +164,9 @@ static int verify_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "blocks=%lu pages=%lu dm_present=%lu wx=%lu ro_writable=%lu rw_exec=%lu",
 		   res.blocks, res.pages, res.dm_present, res.wx,
 		   res.ro_writable, res.rw_exec);
-	seq_printf(seq, " vmaps=%lu vmap_pages=%lu vmap_exec=%lu vmap_dm_present=%lu vmap_wx=%lu\n",
+	seq_printf(seq, " vmaps=%lu vmap_pages=%lu vmap_exec=%lu vmap_dm_present=%lu vmap_wx=%lu poisoned=%lu\n",
 		   res.vmaps, res.vmap_pages, res.vmap_exec,
-		   res.vmap_dm_present, res.vmap_wx);
+		   res.vmap_dm_present, res.vmap_wx, res.poisoned);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(verify);

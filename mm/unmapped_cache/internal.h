@@ -101,6 +101,7 @@ enum uc_block_stat {
 	UC_BLOCK_RELEASE_REFUSED,	/* release of a busy or foreign block */
 	UC_BLOCK_RELEASE_DEFERRED,	/* retire of a busy block: retried later */
 	UC_BLOCK_RESTORE_FAILED,	/* restore failed: block leaked on purpose */
+	UC_BLOCK_POISON_KEPT,		/* release of a block with a poisoned page */
 	UC_BLOCK_PAGES_IN,		/* pages taken from the page allocator */
 	UC_BLOCK_PAGES_OUT,		/* pages handed back to the page allocator */
 	UC_BLOCK_STAT_COUNT,
@@ -125,6 +126,18 @@ int uc_block_release(struct uc_block *block);
 void uc_block_retire(struct uc_block *block);
 void uc_blocks_retry(void);
 long uc_blocks_deferred(void);
+long uc_blocks_poisoned(void);
+bool uc_pages_poisoned(struct page *page, unsigned long nr);
+
+/*
+ * Whether memory_failure() ever flagged a page: the cheap gate before any
+ * look at the pages' hardware-poison flags.
+ */
+static inline bool uc_poison_seen(void)
+{
+	return IS_ENABLED(CONFIG_MEMORY_FAILURE) &&
+	       atomic_long_read(&num_poisoned_pages);
+}
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
 /**
@@ -141,6 +154,7 @@ struct uc_block *uc_block_lookup(unsigned long pfn);
  *               trampolines): shows that the walk saw real code.
  * @vmap_dm_present: those with a present direct-map entry (0).
  * @vmap_wx:     those mapped writable and executable (0).
+ * @poisoned:    pages of the blocks with a hardware-poison flag.
  */
 struct uc_verify {
 	unsigned long blocks;
@@ -154,6 +168,7 @@ struct uc_verify {
 	unsigned long vmap_exec;
 	unsigned long vmap_dm_present;
 	unsigned long vmap_wx;
+	unsigned long poisoned;
 };
 
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
@@ -198,6 +213,15 @@ struct unmapped_cache {
 
 /* Range-tree owner of the chunks that are rounds of the magazine layer. */
 #define UC_OWNER_MAG	((void *)-2L)
+/*
+ * ->private of a block's page that is not a round handed out: a page the
+ * cache holds.  The final-put hook (cache.c) recognises such a page when a
+ * stray put_page() (or unpoison_memory()) drops its last reference.
+ */
+extern const int uc_page_free_tag;
+#define UC_PAGE_FREE	((unsigned long)&uc_page_free_tag)
+/* Owner of a chunk set aside for a hardware-poisoned page (arena.c). */
+#define UC_OWNER_POISON	((void *)-3L)
 
 /**
  * struct uc_magazine - A stack of single-page chunks (rounds) of one arena.
@@ -284,6 +308,7 @@ enum uc_arena_stat {
 	UC_ARENA_BLOCKS_IN,
 	UC_ARENA_BLOCKS_OUT,
 	UC_ARENA_BAD_FREES,
+	UC_ARENA_POISON_SET_ASIDE,
 	UC_ARENA_STAT_COUNT,
 };
 
@@ -357,6 +382,8 @@ struct uc_arena *uc_arena_lookup(enum unmapped_cache_perm perm,
 				 unsigned long addr, struct page **pagep);
 unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 			     unsigned long align, void *owner, gfp_t gfp);
+bool uc_arena_set_aside(struct uc_arena *arena, unsigned long addr,
+			unsigned long size);
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,
 		  unsigned long size, void *owner);
 unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,

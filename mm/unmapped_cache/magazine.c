@@ -108,7 +108,8 @@ void uc_round_tag(struct page *page, void *owner)
 
 bool uc_round_untag(struct page *page, void *owner)
 {
-	return page && try_cmpxchg(&page->private, (unsigned long *)&owner, 0);
+	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
+				   UC_PAGE_FREE);
 }
 
 bool uc_round_owned_by(struct page *page, void *owner)

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+# Hardware poison on the cache's pages, injected through hwpoison-inject
+# (/sys/kernel/debug/hwpoison/corrupt-pfn, which calls memory_failure() as
+# a machine check would).  Three pages are poisoned, one in each state a
+# cache page can be in:
+#   inuse     a secretmem page mapped by its process (secret_pfns
+#             --poison): the process gets SIGBUS on that page only, the
+#             page never comes back to the cache
+#   magazine  a free page on top of CPU 0's magazine (the last page a
+#             process pinned to CPU 0 freed): the next allocation there
+#             sets it aside instead of handing it out
+#   block     a free page of a block with no other page in use: the drain
+#             that returns that block keeps it instead, out of the direct
+#             map
+# Positive control first: without poison, the last page a process on CPU 0
+# freed is the first one the next process there gets, so its absence
+# later means something.  Then a process takes every page the NONE arena
+# has free, and more, and must get none of the three.  Prints
+#   UC-HWPOISON step=NAME pfn=PFN ... ok=0|1
+#   UC-HWPOISON verify ... poisoned=N dm_present=0
+#   UC-HWPOISON-END rc=N
+# and fails on any missing piece of evidence.
+. "$UC_DIR/jobs/lib.sh"
+
+dbg=/sys/kernel/debug/unmapped_cache
+inject=/sys/kernel/debug/hwpoison/corrupt-pfn
+reap=/sys/module/unmapped_cache/parameters/reap_interval_ms
+out=/run/tmp/hwpoison
+rc=0
+mkdir -p $out
+
+bad() {
+	echo "hwpoison: $*"
+	rc=1
+}
+
+if [ ! -r $dbg/blocks ] || [ ! -w $inject ]; then
+	echo "hwpoison: needs the cache on and hwpoison-inject"
+	echo "UC-HWPOISON-END rc=1"
+	exit 1
+fi
+old_reap=$(cat $reap 2>/dev/null)
+[ -n "$old_reap" ] && echo 0 > $reap
+
+# none_stat NAME: counter NAME summed over the NONE arenas.
+none_stat() {
+	awk -v k="$1" '/^arena / { a = $2 }
+		a == "none" { l = $0; sub(/^ */, "", l)
+			      if (index(l, k ": ") == 1) { sub(/.*: /, "", l); s += l } }
+		END { print s + 0 }' $dbg/arenas
+}
+
+# run NAME ARGS...: secret_pfns on CPU 0, its output in $out/NAME.
+run() {
+	name=$1
+	shift
+	taskset -c 0 "$UC_BIN/secret_pfns" "$@" > $out/$name 2>&1
+}
+# pfn_of NAME INDEX, last_pfn NAME, has_pfn NAME PFN
+pfn_of() { awk -v i="$2" '$1 == "pfn" && $2 == i { print $3 }' $out/$1; }
+last_pfn() { awk '$1 == "pfn" { p = $3 } END { print p }' $out/$1; }
+has_pfn() { awk -v p="$2" '$1 == "pfn" && $3 == p { f = 1 } END { exit !f }' $out/$1; }
+
+echo 1 > $dbg/drain
+
+# Control: the last page freed on CPU 0 is the first one taken there.
+run control-a 64 || bad "control: secret_pfns failed"
+last=$(last_pfn control-a)
+run control-b 64 || bad "control: secret_pfns failed"
+first=$(pfn_of control-b 0)
+[ -n "$last" ] && [ "$first" = "$last" ] && reused=1 || reused=0
+echo "UC-HWPOISON step=control last_freed=$last first_taken=$first reused=$reused"
+[ $reused = 1 ] || bad "control: the last page freed on CPU 0 was not the first one taken"
+
+# inuse: poison page 5 of a mapped secretmem file.
+run inuse --poison 5 64
+inuse_rc=$?
+p1=$(pfn_of inuse 5)
+line=$(grep 'secret_pfns: poisoned' $out/inuse)
+mf=$(dmesg | grep -c "Memory failure: $p1:")
+echo "UC-HWPOISON step=inuse pfn=$p1 ${line#secret_pfns: poisoned } memory_failure_lines=$mf ok=$(( inuse_rc == 0 && mf > 0 ))"
+[ $inuse_rc = 0 ] || bad "inuse: no SIGBUS on the poisoned page, or another page lost its data"
+[ "$mf" -gt 0 ] || bad "inuse: memory_failure() did not report $p1"
+
+# magazine: the last page control-b's successor frees on CPU 0.
+set_aside0=$(none_stat 'pages set aside for hardware poison')
+run magazine 64 || bad "magazine: secret_pfns failed"
+p2=$(last_pfn magazine)
+echo "$p2" > $inject
+run after-magazine 64 || bad "magazine: secret_pfns failed after the poison"
+set_aside=$(( $(none_stat 'pages set aside for hardware poison') - set_aside0 ))
+has_pfn after-magazine "$p2" && handed=1 || handed=0
+echo "UC-HWPOISON step=magazine pfn=$p2 set_aside=+$set_aside handed_out=$handed ok=$(( set_aside == 1 && handed == 0 ))"
+[ "$set_aside" = 1 ] || bad "magazine: the poisoned page was not set aside"
+[ $handed = 0 ] || bad "magazine: the poisoned page was handed out"
+
+# block: a free page of a block that the drain will find entirely free:
+# one whose 512 pages all went to this process (so no module text or
+# other secret shares it).
+run spread 1536 || bad "block: secret_pfns failed"
+p3=$(awk '$1 == "pfn" { b = $4; n[b]++; if (!(b in first)) first[b] = $3 }
+	END { for (b in n) if (n[b] == 512) { print first[b]; exit } }' $out/spread)
+kept0=$(uc_stat 'blocks kept for a poisoned page now')
+if [ -n "$p3" ]; then
+	echo "$p3" > $inject
+	echo 1 > $dbg/drain
+fi
+kept=$(( $(uc_stat 'blocks kept for a poisoned page now') - kept0 ))
+echo "UC-HWPOISON step=block pfn=${p3:-none} blocks_kept=+$kept ok=$(( kept == 1 ))"
+[ "$kept" = 1 ] || bad "block: the block with the poisoned page was not kept"
+
+# Take everything the NONE arena has free, and more: none of the three.
+free=$(( $(none_stat 'pages free in tree') + $(none_stat 'pages in magazines') + $(none_stat 'pages in depot') ))
+run all $(( free + 1024 )) || bad "all: secret_pfns failed"
+n=$(grep -c '^pfn ' $out/all)
+hits=0
+for p in $p1 $p2 $p3; do has_pfn all "$p" && hits=$((hits + 1)); done
+echo "UC-HWPOISON step=all pages=$n poisoned_handed_out=$hits ok=$(( hits == 0 && n > free ))"
+[ $hits = 0 ] || bad "all: a poisoned page was handed out"
+
+v=$(cat $dbg/verify)
+poisoned=$(echo "$v" | sed -n 's/.* poisoned=\([0-9]*\).*/\1/p')
+dm=$(echo "$v" | sed -n 's/.* dm_present=\([0-9]*\) .*/\1/p')
+echo "UC-HWPOISON verify poisoned=$poisoned dm_present=$dm"
+[ "$poisoned" = 3 ] || bad "verify: $poisoned poisoned pages in the cache's blocks, not 3"
+[ "$dm" = 0 ] || bad "verify: $dm pages of the blocks are in the direct map"
+
+[ -n "$old_reap" ] && echo "$old_reap" > $reap
+uc_verify hwpoison || rc=1
+echo "UC-HWPOISON-END rc=$rc"
+exit $rc
