@@ -20,7 +20,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy hwpoison bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -262,6 +262,44 @@ sec_secrecy() {
 	splat_scan "guest: secrecy job" "$log"
 }
 
+sec_hwpoison() {
+	# Hardware poison on the cache's pages (jobs/hwpoison.sh): a secretmem
+	# page in use, a free page on top of a magazine and a free page of an
+	# otherwise free block, each poisoned through hwpoison-inject; none of
+	# them is ever handed out again or mapped in the direct map.
+	log=$UC_GUEST/logs/hwpoison.log
+	guest "hwpoison job" "$log" --timeout 600 --smp 2 hwpoison
+	hw() { grep -a "^UC-HWPOISON $1" "$log" | head -1 | tr -d '\r'; }
+	line=$(hw step=control)
+	case "$line" in *reused=1*)
+		pass "guest: hwpoison control: the last page freed on a CPU is the first taken there ($line)" ;;
+	*)	fail "guest: hwpoison control: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(hw step=inuse)
+	case "$line" in *sigbus=1\ intact=63\ of\ 63*ok=1)
+		pass "guest: a poisoned secretmem page in use: SIGBUS on that page only, every other page intact ($line)" ;;
+	*)	fail "guest: poisoned secretmem page in use: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(hw step=magazine)
+	case "$line" in *set_aside=+1\ handed_out=0\ ok=1)
+		pass "guest: a page poisoned in a magazine is set aside, not handed out ($line)" ;;
+	*)	fail "guest: page poisoned in a magazine: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(hw step=block)
+	case "$line" in *blocks_kept=+1\ ok=1)
+		pass "guest: a free block with a poisoned page is kept out of the direct map by the drain ($line)" ;;
+	*)	fail "guest: free block with a poisoned page: ${line:-no line} (log: $log)" ;;
+	esac
+	line="$(hw step=all) $(hw verify)"
+	case "$line" in *poisoned_handed_out=0\ ok=1*poisoned=3\ dm_present=0)
+		pass "guest: none of the 3 poisoned pages handed out again, all 3 still out of the direct map ($line)" ;;
+	*)	fail "guest: poisoned pages afterwards: ${line:- no line} (log: $log)" ;;
+	esac
+	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
+		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
+	splat_scan "guest: hwpoison job" "$log"
+}
+
 sec_bpftools() {
 	# The shipped bpftrace scripts (tools/mm/unmapped_cache) around real
 	# workloads, with the cache off and on (jobs/bpftools.sh says what each
@@ -449,7 +487,7 @@ sec_rt() {
 		"$log" --kcsan uc_race --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
-for sec in kunit blocks pressure secrecy bpftools callers soak debug rt; do
+for sec in kunit blocks pressure secrecy hwpoison bpftools callers soak debug rt; do
 	want $sec && sec_$sec
 done
 
