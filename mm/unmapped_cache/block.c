@@ -310,18 +310,6 @@ static void uc_block_defer(struct uc_block *block)
 	schedule_delayed_work(&uc_block_retry_work, UC_BLOCK_RETRY_DELAY);
 }
 
-/**
- * uc_block_retire() - Give a block back, now or once its pages are free.
- * @block: a block returned by uc_block_grab(), that its owner let go of
- *         (unlinked from its lists, no chunk in it).
- *
- * Like uc_block_release(), but a page that still has another reference
- * (taken by a pfn walker for a moment, say) does not leave the block lost:
- * it waits, out of the direct map and counted in uc_blocks_held(), and a
- * worker releases it once the reference is gone.
- *
- * Context: Process context; may sleep.
- */
 /* Keep a block with a poisoned page for good (see the top of this file). */
 static void uc_block_keep_poisoned(struct uc_block *block)
 {
@@ -334,6 +322,18 @@ static void uc_block_keep_poisoned(struct uc_block *block)
 		page_to_pfn(block->page));
 }
 
+/**
+ * uc_block_retire() - Give a block back, now or once its pages are free.
+ * @block: a block returned by uc_block_grab(), that its owner let go of
+ *         (unlinked from its lists, no chunk in it).
+ *
+ * Like uc_block_release(), but a page that still has another reference
+ * (taken by a pfn walker for a moment, say) does not leave the block lost:
+ * it waits, out of the direct map and counted in uc_blocks_held(), and a
+ * worker releases it once the reference is gone.
+ *
+ * Context: Process context; may sleep.
+ */
 void uc_block_retire(struct uc_block *block)
 {
 	int err = uc_block_try_release(block);
@@ -426,6 +426,7 @@ long uc_blocks_poisoned(void)
  * poisoned, and nothing at all without CONFIG_MEMORY_FAILURE.
  *
  * Context: Any context.
+ * Return: true if memory_failure() flagged a page of the run.
  */
 bool uc_pages_poisoned(struct page *page, unsigned long nr)
 {

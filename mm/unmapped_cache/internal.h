@@ -138,6 +138,7 @@ static inline bool uc_poison_seen(void)
 	return IS_ENABLED(CONFIG_MEMORY_FAILURE) &&
 	       atomic_long_read(&num_poisoned_pages);
 }
+
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
 /**

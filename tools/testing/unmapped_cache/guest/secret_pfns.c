@@ -18,10 +18,7 @@
  * (which must raise SIGBUS) and checks that every other page still holds
  * its pattern:
  *
- *   secret_pfns: poisoned pfn=PFN sigbus_on_inject=N sigbus=0|1 intact=N of M
- *
- * (sigbus_on_inject: the signals memory_failure() sent while the page was
- * being poisoned, which the process survives).
+ *   secret_pfns: poisoned pfn=PFN sigbus=0|1 intact=N of M
  *
  * Exits non-zero on any error, or if the poisoned page did not raise
  * SIGBUS or another page lost its pattern.  Built static for the test
@@ -43,35 +40,32 @@
 #define __NR_memfd_secret 447
 #endif
 
-#define PM_PRESENT	(1ULL << 63)
-#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define BIT_ULL(n)	(1ULL << (n))
+#define PM_PRESENT	BIT_ULL(63)
+#define PM_PFN_MASK	(BIT_ULL(55) - 1)
 
 static sigjmp_buf jump;
-static volatile sig_atomic_t touching, sigbus_ao;
 
 /*
  * memory_failure() may signal the process while it injects (BUS_MCEERR_AO,
- * "action optional": the page was taken away); touching the page later
- * faults (BUS_MCEERR_AR), and the handler must not return there.
+ * "action optional": the page was taken away), which it survives;
+ * touching the page later faults (BUS_MCEERR_AR), and the handler must not
+ * return there.
  */
-static void on_sigbus(int sig)
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
-	if (touching)
+	(void)uc;
+	if (si->si_code != BUS_MCEERR_AO)
 		siglongjmp(jump, 1);
-	sigbus_ao++;
 }
 
 /* Read one byte at @q; 1 if that raised SIGBUS. */
 static int touch_sigbus(const unsigned char *q)
 {
-	if (sigsetjmp(jump, 1)) {
-		touching = 0;
+	if (sigsetjmp(jump, 1))
 		return 1;
-	}
-	touching = 1;
-	(void)*(const volatile unsigned char *)q;
-	touching = 0;
+	(void)__atomic_load_n(q, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -104,8 +98,8 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc != 2 || !(pages = strtoul(argv[1], NULL, 0)) ||
-	    poison >= (long)pages) {
+	pages = argc == 2 ? strtoul(argv[1], NULL, 0) : 0;
+	if (!pages || poison >= (long)pages) {
 		fprintf(stderr, "usage: secret_pfns [--poison INDEX] PAGES\n");
 		return 2;
 	}
@@ -143,7 +137,14 @@ int main(int argc, char **argv)
 	if (poison < 0)
 		return 0;
 
-	signal(SIGBUS, on_sigbus);
+	{
+		struct sigaction sa = {
+			.sa_sigaction = on_sigbus,
+			.sa_flags = SA_SIGINFO,
+		};
+
+		sigaction(SIGBUS, &sa, NULL);
+	}
 	{
 		char buf[32];
 		int inj = open("/sys/kernel/debug/hwpoison/corrupt-pfn", O_WRONLY);
@@ -167,8 +168,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < pages; i++)
 		if ((long)i != poison && page_intact(p + i * page, page, fill(i)))
 			intact++;
-	printf("secret_pfns: poisoned pfn=%#llx sigbus_on_inject=%d sigbus=%d intact=%lu of %lu\n",
-	       (unsigned long long)(pfn[poison] & PM_PFN_MASK), (int)sigbus_ao,
-	       sigbus, intact, pages - 1);
+	printf("secret_pfns: poisoned pfn=%#llx sigbus=%d intact=%lu of %lu\n",
+	       (unsigned long long)(pfn[poison] & PM_PFN_MASK), sigbus, intact,
+	       pages - 1);
 	return sigbus && intact == pages - 1 ? 0 : 1;
 }
