@@ -991,6 +991,58 @@ static void arena_retired_block_waits_for_extra_reference(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
 }
 
+/*
+ * A mapped arena reserves module-area space UC_VSPACE_SLOTS blocks at a
+ * time, with vmalloc's guard page after it (no VM_NO_GUARD), and maps
+ * later blocks into free slots of the same reservation: slots not mapped
+ * and the guard page are holes, and two blocks cost one reservation.
+ */
+static void arena_vspace_has_slots_and_a_guard_page(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_block *a = NULL, *b = NULL;
+	struct vm_struct *area = NULL;
+	unsigned long base, end;
+	void *p, *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	uc_drain();
+	p = unmapped_cache_alloc(cache, UNMAPPED_CACHE_BLOCK_SIZE, GFP_KERNEL);
+	q = unmapped_cache_alloc(cache, UNMAPPED_CACHE_BLOCK_SIZE, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NOT_NULL(test, q);
+	if (p && q) {
+		rcu_read_lock();
+		a = uc_block_lookup(vmalloc_to_pfn(p));
+		b = uc_block_lookup(vmalloc_to_pfn(q));
+		rcu_read_unlock();
+	}
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	KUNIT_EXPECT_NOT_NULL(test, b);
+	if (a && b) {
+		KUNIT_EXPECT_PTR_EQ(test, a->vspace, b->vspace);
+		area = a->vspace ? a->vspace->area : NULL;
+	}
+	KUNIT_EXPECT_NOT_NULL(test, area);
+	if (area) {
+		base = (unsigned long)area->addr;
+		end = base + UC_VSPACE_SLOTS * UNMAPPED_CACHE_BLOCK_SIZE;
+		KUNIT_EXPECT_FALSE(test, area->flags & VM_NO_GUARD);
+		KUNIT_EXPECT_EQ(test, get_vm_area_size(area),
+				UC_VSPACE_SLOTS * UNMAPPED_CACHE_BLOCK_SIZE);
+		KUNIT_EXPECT_EQ(test, area->size, get_vm_area_size(area) + PAGE_SIZE);
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(base, UNMAPPED_CACHE_BLOCK_SIZE));
+		KUNIT_EXPECT_NULL(test, vmalloc_to_page((void *)end));
+		KUNIT_EXPECT_NULL(test, vmalloc_to_page((void *)end - PAGE_SIZE));
+		KUNIT_EXPECT_NOT_NULL(test, vmalloc_to_page((void *)base));
+		kunit_info(test, "reservation %#lx-%#lx (%lu slots), blocks at +%#lx and +%#lx\n",
+			   base, end, UC_VSPACE_SLOTS, a->addr - base, b->addr - base);
+	}
+	unmapped_cache_free(cache, p, UNMAPPED_CACHE_BLOCK_SIZE);
+	unmapped_cache_free(cache, q, UNMAPPED_CACHE_BLOCK_SIZE);
+	uc_drain();
+}
+
 static struct kunit_case uc_arena_test_cases[] = {
 	KUNIT_CASE_PARAM(arena_mixed_population, uc_perm_gen_params),
 	KUNIT_CASE(arena_rw_permission_change_does_not_split),
@@ -998,6 +1050,7 @@ static struct kunit_case uc_arena_test_cases[] = {
 	KUNIT_CASE(arena_bad_input_is_refused),
 	KUNIT_CASE(arena_shrink_returns_free_blocks),
 	KUNIT_CASE(arena_retired_block_waits_for_extra_reference),
+	KUNIT_CASE(arena_vspace_has_slots_and_a_guard_page),
 	{}
 };
 

@@ -43,6 +43,7 @@
  * that a concurrent double free is still caught.
  */
 
+#include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -142,13 +143,97 @@ static void uc_arena_unmap_block(struct uc_block *block)
 	flush_tlb_kernel_range(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
 }
 
-/* Drop @block's hold on its virtual space; the last one frees it. */
-static void uc_vspace_put(struct uc_vspace *vspace)
+/*
+ * Virtual space: a mapped arena reserves module-area space UC_VSPACE_SLOTS
+ * blocks at a time (more for a larger chunk), 2M aligned, and maps blocks
+ * into free slots of it as it grows, so that each reservation keeps the
+ * guard page vmalloc puts after it without costing a 2M hole per block.
+ * Slots not mapped are holes as well.  The last block out frees the
+ * reservation.  Reservations are listed in arena->vspaces, under
+ * grow_lock.
+ */
+
+static unsigned long uc_vspace_base(const struct uc_vspace *vspace)
 {
-	if (--vspace->nr_blocks)
-		return;
+	return (unsigned long)vspace->area->addr;
+}
+
+/* A free run of @nr slots for @align in an existing reservation, or NULL. */
+static struct uc_vspace *uc_vspace_find(struct uc_arena *arena,
+					unsigned long nr, unsigned long align,
+					unsigned long *slot)
+{
+	unsigned long mask = align / UNMAPPED_CACHE_BLOCK_SIZE - 1;
+	struct uc_vspace *vspace;
+	unsigned long s, off;
+
+	list_for_each_entry(vspace, &arena->vspaces, node) {
+		off = (uc_vspace_base(vspace) / UNMAPPED_CACHE_BLOCK_SIZE) & mask;
+		s = bitmap_find_next_zero_area_off(&vspace->used,
+						   vspace->nr_slots, 0, nr,
+						   mask, off);
+		if (s + nr <= vspace->nr_slots) {
+			*slot = s;
+			return vspace;
+		}
+	}
+	return NULL;
+}
+
+/* Reserve room for max(@nr, UC_VSPACE_SLOTS) blocks, guard page after. */
+static struct uc_vspace *uc_vspace_new(struct uc_arena *arena,
+				       unsigned long nr, unsigned long align)
+{
+	unsigned long slots = max_t(unsigned long, nr, UC_VSPACE_SLOTS);
+	unsigned long size = slots * UNMAPPED_CACHE_BLOCK_SIZE;
+	struct uc_vspace *vspace;
+
+	if (WARN_ON_ONCE(slots > BITS_PER_LONG))
+		return NULL;
+	vspace = kzalloc(sizeof(*vspace), GFP_KERNEL);
+	if (!vspace)
+		return NULL;
+	if (uc_should_fail_vspace(size))
+		goto err_free_vspace;
+	vspace->area = get_vm_area_align(size, align, VM_MAP, UC_VSPACE_START,
+					 UC_VSPACE_END, arena->nid,
+					 __builtin_return_address(0));
+	if (!vspace->area)
+		goto err_free_vspace;
+	if (uc_kasan_shadow_alloc(vspace->area, size))
+		goto err_free_area;
+	vspace->nr_slots = slots;
+	list_add(&vspace->node, &arena->vspaces);
+	return vspace;
+
+err_free_area:
+	free_vm_area(vspace->area);
+err_free_vspace:
+	kfree(vspace);
+	return NULL;
+}
+
+static void uc_vspace_free(struct uc_vspace *vspace)
+{
+	list_del(&vspace->node);
 	free_vm_area(vspace->area);
 	kfree(vspace);
+}
+
+/* Give @block's slot back (the block is unmapped). */
+static void uc_vspace_release(struct uc_vspace *vspace, struct uc_block *block)
+{
+	__clear_bit((block->addr - uc_vspace_base(vspace)) /
+		    UNMAPPED_CACHE_BLOCK_SIZE, &vspace->used);
+	vspace->nr_blocks--;
+}
+
+/* Drop @block's hold on its virtual space; the last one frees it. */
+static void uc_vspace_put(struct uc_vspace *vspace, struct uc_block *block)
+{
+	uc_vspace_release(vspace, block);
+	if (!vspace->nr_blocks)
+		uc_vspace_free(vspace);
 }
 
 /*
@@ -165,7 +250,7 @@ static void uc_arena_drop_block(struct uc_arena *arena, struct uc_block *block)
 	WRITE_ONCE(arena->nr_blocks, arena->nr_blocks - 1);
 	if (vspace) {
 		uc_arena_unmap_block(block);
-		uc_vspace_put(vspace);
+		uc_vspace_put(vspace, block);
 	}
 	WRITE_ONCE(block->owner, NULL);
 	block->vspace = NULL;
@@ -183,7 +268,7 @@ static void uc_arena_unwind(struct list_head *added)
 		list_del(&block->list);
 		if (block->vspace) {
 			uc_arena_unmap_block(block);
-			block->vspace->nr_blocks--;
+			uc_vspace_release(block->vspace, block);
 		}
 		WRITE_ONCE(block->owner, NULL);
 		block->vspace = NULL;
@@ -209,7 +294,8 @@ static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
 /*
  * Add blocks enough for @size bytes at @align to the arena: one block for
  * a NONE arena; for a mapped arena, a run of blocks mapped side by side in
- * one reservation of virtual space.
+ * free slots of one reservation of virtual space (a new one if none has
+ * room).
  * Context: grow_lock held; may sleep.
  */
 static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
@@ -221,7 +307,7 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 	struct uc_range *node;
 	struct uc_block *block;
 	struct page **pages;
-	unsigned long i, start;
+	unsigned long i, start, slot = 0;
 	LIST_HEAD(added);
 	int err = -ENOMEM;
 
@@ -246,37 +332,30 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		goto add;
 	}
 
-	vspace = kzalloc(sizeof(*vspace), GFP_KERNEL);
+	align = max(align, UNMAPPED_CACHE_BLOCK_SIZE);
+	vspace = uc_vspace_find(arena, nr, align, &slot);
+	if (!vspace)
+		vspace = uc_vspace_new(arena, nr, align);
 	if (!vspace)
 		goto err_free_node;
-	if (uc_should_fail_vspace(nr * UNMAPPED_CACHE_BLOCK_SIZE))
-		goto err_free_vspace;
-	vspace->area = get_vm_area_align(nr * UNMAPPED_CACHE_BLOCK_SIZE,
-					 max(align, UNMAPPED_CACHE_BLOCK_SIZE),
-					 VM_MAP | VM_NO_GUARD,
-					 UC_VSPACE_START, UC_VSPACE_END,
-					 arena->nid, __builtin_return_address(0));
-	if (!vspace->area)
-		goto err_free_vspace;
-	if (uc_kasan_shadow_alloc(vspace->area, nr * UNMAPPED_CACHE_BLOCK_SIZE))
-		goto err_free_area;
 	pages = kvmalloc_array(UNMAPPED_CACHE_BLOCK_PAGES, sizeof(*pages),
 			       GFP_KERNEL);
 	if (!pages)
-		goto err_free_area;
+		goto err_free_vspace;
 
-	start = (unsigned long)vspace->area->addr;
+	start = uc_vspace_base(vspace) + slot * UNMAPPED_CACHE_BLOCK_SIZE;
 	for (i = 0; i < nr; i++) {
 		block = uc_arena_take_block(arena, &added);
 		if (!block)
 			break;
 		WRITE_ONCE(block->addr, start + i * UNMAPPED_CACHE_BLOCK_SIZE);
 		block->vspace = vspace;
+		__set_bit(slot + i, &vspace->used);
 		vspace->nr_blocks++;
 		if (uc_arena_map_block(arena, block, block->addr, pages)) {
 			/* Not mapped: do not let the unwind unmap it. */
 			list_del(&block->list);
-			vspace->nr_blocks--;
+			uc_vspace_release(vspace, block);
 			WRITE_ONCE(block->owner, NULL);
 			block->vspace = NULL;
 			uc_block_retire(block);
@@ -307,12 +386,9 @@ add:
 err_unwind:
 	uc_arena_unwind(&added);
 	err = -ENOMEM;
-	if (!vspace)
-		goto err_free_node;
-err_free_area:
-	free_vm_area(vspace->area);
 err_free_vspace:
-	kfree(vspace);
+	if (vspace && !vspace->nr_blocks)
+		uc_vspace_free(vspace);
 err_free_node:
 	if (node)
 		uc_range_node_free(node);
@@ -780,6 +856,7 @@ int __init uc_arenas_init(void)
 			spin_lock_init(&arena->lock);
 			mutex_init(&arena->grow_lock);
 			INIT_LIST_HEAD(&arena->blocks);
+			INIT_LIST_HEAD(&arena->vspaces);
 			uc_range_tree_init(&arena->tree);
 			if (uc_mag_init_arena(arena)) {
 				kfree(arena);

@@ -80,15 +80,26 @@ struct uc_block {
 	struct rcu_head rcu;
 };
 
+/* Blocks a mapped arena reserves virtual space for at a time (arena.c). */
+#define UC_VSPACE_SLOTS	8UL
+
 /**
- * struct uc_vspace - Virtual space reserved for a run of blocks.
- * @area:      the reservation, in the module area, 2M aligned.
+ * struct uc_vspace - Virtual space reserved for blocks of a mapped arena.
+ * @area:      the reservation, in the module area, 2M aligned, with the
+ *             guard page vmalloc puts after it.
+ * @node:      in the arena's vspaces list.
+ * @nr_slots:  blocks it has room for (at most BITS_PER_LONG).
  * @nr_blocks: blocks mapped in it; the last one to leave frees it.
- *             Access under the owning arena's grow_lock.
+ * @used:      bitmap of the slots with a block mapped.
+ *
+ * Access under the owning arena's grow_lock (arena.c).
  */
 struct uc_vspace {
 	struct vm_struct *area;
+	struct list_head node;
+	unsigned long nr_slots;
 	unsigned long nr_blocks;
+	unsigned long used;
 };
 
 /* Counters of the block layer; see uc_block_stat_names[] in block.c. */
@@ -337,6 +348,7 @@ struct uc_arena {
 	struct uc_range_tree tree;
 	struct mutex grow_lock;		/* serializes refill and shrink */
 	struct list_head blocks;
+	struct list_head vspaces;	/* under grow_lock */
 	unsigned long nr_blocks;
 	atomic_long_t stats[UC_ARENA_STAT_COUNT];
 	struct uc_mag_cpu __percpu *mags;
