@@ -24,7 +24,7 @@ def main():
                 for k, v in re.findall(r"(\w+)=(-?\d+)", line[i:]):
                     vals[k] = int(v)
     need = ["reap_interval_ms", "shrinker_released", "shrinker_scans",
-            "mag_flushes", "pressure_cs", "cpus",
+            "mag_flushes", "pressure_cs", "cpus", "call_ipis",
             "max_blocks_after_population", "max_blocks_after_pressure",
             "l2_delta", "l3_delta", "dm4k_delta", "dm2m_delta"]
     missing = [k for k in need if k not in vals]

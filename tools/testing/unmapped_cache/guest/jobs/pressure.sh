@@ -23,8 +23,12 @@ uc_measure population sh -c "echo $nr > $dbg/exercise_population" || exit 1
 echo "after population:"; blocks_per_arena | sed 's/^/  /'
 after_pop=$(max_blocks)
 
+# Function-call IPIs received, summed over CPUs (/proc/interrupts "CAL"):
+# every kernel's count, whatever the cache's version.
+call_ipis() { awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
 released=$(uc_stat 'blocks released')
 flushes=$(uc_stat 'magazine flushes sent to CPUs')
+ipis=$(call_ipis)
 interval=$(cat $param) || exit 1
 # The shrinker's scans, counted by its tracepoint.
 ev=/sys/kernel/debug/tracing/events/unmapped_cache/unmapped_cache_shrink/enable
@@ -37,7 +41,7 @@ echo 0 > $ev
 scans=$(grep -c 'unmapped_cache_shrink:' $tr)
 echo "UC-PRESSURE reap_interval_ms=$interval shrinker_released=$(( $(uc_stat 'blocks released') - released ))" \
      "shrinker_scans=$scans mag_flushes=$(( $(uc_stat 'magazine flushes sent to CPUs') - flushes ))" \
-     "pressure_cs=$((t1 - t0)) cpus=$(grep -c ^processor /proc/cpuinfo)"
+     "pressure_cs=$((t1 - t0)) cpus=$(grep -c ^processor /proc/cpuinfo) call_ipis=$(( $(call_ipis) - ipis ))"
 echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
 after_pressure=$(max_blocks)
 
