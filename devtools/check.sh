@@ -213,6 +213,15 @@ sec_blocks() {
 		python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:l2=0' "$log"
 	check "guest: those 64 blocks grow DirectMap4k by 0 kB" \
 		python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:dm4k=0' "$log"
+	# A page held by somebody else (fault point) when its block is given
+	# back: the block waits, held, and goes once the page is put.
+	line=$(grep -a '^UC-HELD ' "$log" | head -1 | tr -d '\r')
+	h0=$(sed -n 's/.*held_before=\([0-9]*\).*/\1/p' <<< "$line")
+	if [ -n "$h0" ] && grep -q "waiting_after_drain=1 held_while_waiting=$((h0 + 1)) deferred=+1 waiting_after_put=0 held_after=$h0\$" <<< "$line"; then
+		pass "guest: a block whose page somebody holds waits, still held, and is released once the page is put ($line)"
+	else
+		fail "guest: block with a held page: ${line:-no UC-HELD line} (log: $log)"
+	fi
 	splat_scan "guest: blocks job" "$log"
 }
 

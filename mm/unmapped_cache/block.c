@@ -322,6 +322,43 @@ static void uc_block_keep_poisoned(struct uc_block *block)
 		page_to_pfn(block->page));
 }
 
+/*
+ * The fault point fail_unmapped_cache_page_held: a page of a block being
+ * retired is held for UC_HELD_DELAY by somebody else, the way a pfn walker's
+ * get_page_unless_zero() holds one, so that the deferred release can be
+ * watched from user space (debugfs "blocks waiting for a page").
+ */
+#define UC_HELD_DELAY	(HZ / 2)
+
+struct uc_held_page {
+	struct delayed_work work;
+	struct page *page;
+};
+
+static void uc_held_page_put(struct work_struct *work)
+{
+	struct uc_held_page *held = container_of(to_delayed_work(work),
+						 struct uc_held_page, work);
+
+	put_page(held->page);
+	kfree(held);
+}
+
+static void uc_block_maybe_hold_page(struct uc_block *block)
+{
+	struct uc_held_page *held;
+
+	if (!uc_should_hold_page())
+		return;
+	held = kmalloc(sizeof(*held), GFP_KERNEL);
+	if (!held)
+		return;
+	held->page = block->page + 1;
+	get_page(held->page);
+	INIT_DELAYED_WORK(&held->work, uc_held_page_put);
+	schedule_delayed_work(&held->work, UC_HELD_DELAY);
+}
+
 /**
  * uc_block_retire() - Give a block back, now or once its pages are free.
  * @block: a block returned by uc_block_grab(), that its owner let go of
@@ -336,7 +373,10 @@ static void uc_block_keep_poisoned(struct uc_block *block)
  */
 void uc_block_retire(struct uc_block *block)
 {
-	int err = uc_block_try_release(block);
+	int err;
+
+	uc_block_maybe_hold_page(block);
+	err = uc_block_try_release(block);
 
 	if (err == -EHWPOISON)
 		uc_block_keep_poisoned(block);

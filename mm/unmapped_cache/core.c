@@ -99,6 +99,7 @@ DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_vspace);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_magazine);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_page_held);
 
 bool unmapped_cache_should_fail_direct_map(void)
 {
@@ -118,6 +119,12 @@ bool uc_should_fail_magazine(void)
 			   sizeof(struct uc_magazine));
 }
 
+bool uc_should_hold_page(void)
+{
+	return should_fail(&fail_unmapped_cache_page_held,
+			   UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
 static void __init uc_fault_debugfs_init(void)
 {
 	fault_create_debugfs_attr("fail_unmapped_cache_block", NULL,
@@ -128,6 +135,8 @@ static void __init uc_fault_debugfs_init(void)
 				  &fail_unmapped_cache_vspace);
 	fault_create_debugfs_attr("fail_unmapped_cache_magazine", NULL,
 				  &fail_unmapped_cache_magazine);
+	fault_create_debugfs_attr("fail_unmapped_cache_page_held", NULL,
+				  &fail_unmapped_cache_page_held);
 }
 #else
 static inline void uc_fault_debugfs_init(void) { }

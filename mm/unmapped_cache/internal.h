@@ -455,11 +455,14 @@ extern struct fault_attr fail_unmapped_cache_block;
 extern struct fault_attr fail_unmapped_cache_direct_map;
 extern struct fault_attr fail_unmapped_cache_vspace;
 extern struct fault_attr fail_unmapped_cache_magazine;
+extern struct fault_attr fail_unmapped_cache_page_held;
 bool uc_should_fail_vspace(unsigned long size);
 bool uc_should_fail_magazine(void);
+bool uc_should_hold_page(void);
 #else
 static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
 static inline bool uc_should_fail_magazine(void) { return false; }
+static inline bool uc_should_hold_page(void) { return false; }
 #endif
 
 #ifdef CONFIG_UNMAPPED_CACHE_DEBUG
