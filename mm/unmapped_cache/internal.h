@@ -332,6 +332,8 @@ enum uc_arena_stat {
  * @tree:      free and busy chunks; access under @lock.
  * @grow_lock: serializes refills and shrinks; taken before @lock.
  * @blocks:    the blocks, oldest first; access under @grow_lock.
+ * @vspaces:   the mapped arena's reservations of module-area space
+ *             (struct uc_vspace); access under @grow_lock.
  * @nr_blocks: length of @blocks; written under @grow_lock.
  * @stats:     counters, see enum uc_arena_stat.
  * @mags:      each CPU's magazines.
@@ -348,7 +350,7 @@ struct uc_arena {
 	struct uc_range_tree tree;
 	struct mutex grow_lock;		/* serializes refill and shrink */
 	struct list_head blocks;
-	struct list_head vspaces;	/* under grow_lock */
+	struct list_head vspaces;
 	unsigned long nr_blocks;
 	atomic_long_t stats[UC_ARENA_STAT_COUNT];
 	struct uc_mag_cpu __percpu *mags;
