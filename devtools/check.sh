@@ -20,7 +20,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy hwpoison bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy hwpoison hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -73,7 +73,7 @@ kunit_results() {
 # KUnit cases that call the cache with bad arguments on purpose: the
 # cache's own WARN_ON_ONCE()s are expected there and nowhere else, and
 # each of them must have produced at least one (splats.py).
-UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,poison_block_is_kept_until_unpoisoned,bad_input_is_refused
+UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,poison_block_is_kept_until_unpoisoned,bad_input_is_refused,pm_secret_pages_stay_out_of_hibernation
 
 # splat_scan LABEL LOG [splats.py options]: the console log is complete
 # (the job printed its result) and has no splat but the expected ones.
@@ -154,15 +154,16 @@ if want host; then
 	lint "build: the cache compiles without its test hooks (UNMAPPED_CACHE_DEBUG=n, KUNIT_TEST=n)" \
 		"$UC_ROOT/devtools/check-nohooks.sh"
 fi
-"$UC_ROOT/devtools/mkinitramfs.sh" && bpass "build: guest programs and initramfs" ||
-	{ bfail "build: guest programs and initramfs"; finish; }
-# Every guest job that loads a module (bpftools, callers, soak, debug)
-# needs them: build them here, before the first such job.
+# Every guest job that loads a module (bpftools, callers, soak, debug,
+# hibernate) needs them: build them here, before the first such job, and
+# before the initramfs, which carries them for the hibernate job.
 if "$UC_ROOT/devtools/build-modules.sh"; then
 	bpass "build: test modules (log: $UC_CACHE/logs/modules.log)"
 else
 	bfail "build: test modules (log: $UC_CACHE/logs/modules.log)"
 fi
+"$UC_ROOT/devtools/mkinitramfs.sh" && bpass "build: guest programs and initramfs" ||
+	{ bfail "build: guest programs and initramfs"; finish; }
 
 # The debug and RT kernels build in the background, niced, one after
 # the other, while the guest jobs below run (each TCG guest is one host
@@ -307,6 +308,67 @@ sec_hwpoison() {
 	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
 		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
 	splat_scan "guest: hwpoison job" "$log"
+}
+
+sec_hibernate() {
+	# Hibernation with modules, kprobes, ftrace trampolines and BPF
+	# programs in the cache (jobs/hibernate.sh): boot 1 checks them, is
+	# refused while secretmem is in use, fails to write an image to a
+	# swap that is too small and hibernates; boot 2 resumes and checks
+	# them again, then hibernates again; boot 3, with less memory, starts
+	# to resume that image, refuses it, and goes on.
+	local disk=$UC_GUEST/hibernate-image.img small=$UC_GUEST/hibernate-small.img
+	local logs=$UC_GUEST/logs/hibernate line ok=1
+	rm -f "$disk" "$small"
+	truncate -s 512M "$disk" && truncate -s 8M "$small" || { fail "guest: hibernation disks"; return; }
+	hib() { grep -ah "^UC-HIB step=$1 " "$logs"-*.log | head -1 | tr -d '\r'; }
+	sig() { head -c 4096 "$disk" | grep -ac S1SUSPEND; }
+
+	guest "hibernation, boot 1: set up, refusal, no space, hibernate" "$logs-1.log" \
+		--timeout 900 --drive "$disk" --drive "$small" hibernate
+	grep -aq 'reboot: Power down' "$logs-1.log" && [ "$(sig)" -ge 1 ] ||
+		{ fail "guest: hibernation, boot 1 did not write an image and power off (status $job_rc, log: $logs-1.log)"; ok=0; }
+	splat_scan "guest: hibernation, boot 1" "$logs-1.log"
+	if [ $ok -eq 1 ]; then
+		guest "hibernation, boot 2: resume" "$logs-2.log" --timeout 900 \
+			--drive "$disk" --drive "$small" --append uc.hibernate=resume hibernate
+		splat_scan "guest: hibernation, boot 2 (resumed)" "$logs-2.log"
+		if grep -aq 'reboot: Power down' "$logs-2.log" && [ "$(sig)" -ge 1 ]; then
+			# Less memory than the image was made on: the restoring
+			# kernel starts loading it and refuses it (image mismatch).
+			guest "hibernation, boot 3: an image of another machine" "$logs-3.log" --timeout 900 \
+				--mem 1900 --drive "$disk" --drive "$small" --append uc.hibernate=abort hibernate
+			[ $job_rc -eq 0 ] || fail "guest: hibernation, boot 3 (status $job_rc, log: $logs-3.log)"
+			splat_scan "guest: hibernation, boot 3 (aborted resume)" "$logs-3.log"
+		else
+			fail "guest: hibernation, boot 2 did not hibernate again (log: $logs-2.log)"
+		fi
+	fi
+	line=$(hib before)
+	case "$line" in *kcore_matches=2*ok=1)
+		pass "guest: module, kprobes, ftrace_ops and BPF in the cache work; /proc/kcore shows the module's text and a JIT image as their own mappings do ($line)" ;;
+	*)	fail "guest: hibernation, before: ${line:-no line} (logs: $logs-*.log)" ;;
+	esac
+	line=$(hib refused)
+	case "$line" in *ok=1)
+		pass "guest: hibernation is refused while secretmem is in use, and everything goes on ($line)" ;;
+	*)	fail "guest: hibernation refused with secretmem: ${line:-no line}" ;;
+	esac
+	line=$(hib nospace)
+	case "$line" in *ok=1)
+		pass "guest: an image that cannot be written: the cache's pages were copied without a split, and everything goes on ($line)" ;;
+	*)	fail "guest: hibernation without space: ${line:-no line}" ;;
+	esac
+	line=$(hib resumed)
+	case "$line" in *"status=0 "*kcore_matches=2*"UC-BPF-HOLD progs=200 runs=200 bad=0"*ok=1)
+		pass "guest: after resume, module, kprobes, ftrace_ops and BPF test runs work, kcore matches, verify clean, level-2 splits and DirectMap4k unchanged ($line)" ;;
+	*)	fail "guest: hibernation, resumed: ${line:-no line}" ;;
+	esac
+	line=$(hib aborted)
+	case "$line" in *ok=1)
+		pass "guest: a resume that fails to load its image leaves the booting kernel's cache working ($line)" ;;
+	*)	fail "guest: hibernation, aborted resume: ${line:-no line}" ;;
+	esac
 }
 
 sec_bpftools() {
@@ -496,7 +558,7 @@ sec_rt() {
 		"$log" --kcsan uc_race --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
-for sec in kunit blocks pressure secrecy hwpoison bpftools callers soak debug rt; do
+for sec in kunit blocks pressure secrecy hwpoison hibernate bpftools callers soak debug rt; do
 	want $sec && sec_$sec
 done
 

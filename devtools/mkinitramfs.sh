@@ -38,7 +38,7 @@ busybox=/bin/busybox
 
 root=$(mktemp -d "$UC_CACHE/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,uc/bin,uc/jobs}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,uc/bin,uc/jobs,uc/modules}
 cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
@@ -46,6 +46,10 @@ done
 cp "$gsrc/init" "$root/init"
 cp "$gsrc"/jobs/* "$root/uc/jobs/"
 cp "$bin"/* "$root/uc/bin/" 2>/dev/null
+# The project's test modules, if devtools/build-modules.sh built them: the
+# hibernate job needs them in memory (its root must survive a resume, which
+# a 9p root does not: the new QEMU has none of the old one's open files).
+cp "$UC_GUEST"/modules/uc_*.ko "$root/uc/modules/" 2>/dev/null
 chmod +x "$root/init"
 
 out=$UC_GUEST/initramfs.cpio.gz

@@ -112,6 +112,13 @@ per-permission arenas with per-CPU magazines and a shrinker.  execmem
 (modules, kprobes, ftrace), BPF program packs and secretmem use it;
 unmapped_cache=off restores their old paths.
 
+Hibernation and /proc/kcore keep working with the cache in use.  The
+snapshot copies cache pages through a read-only mapping that only the
+copying CPU sees, so nothing splits, and hibernation is refused only while
+secret memory is allocated, as stock does for secretmem.  kcore reads
+module text, JIT images and trampolines through their own mappings and
+secret pages as zeroes.
+
 TXT
 	if [ -f "$UC_CACHE/results/latest/report.md" ]; then
 		echo "Measured with the same kernel booted off and on under QEMU:"

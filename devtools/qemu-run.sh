@@ -11,6 +11,8 @@
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
+#   --drive FILE      attach FILE as a raw virtio disk (may be repeated:
+#                     /dev/vda, /dev/vdb, ... in that order)
 #   --kunit           run the KUnit suites at boot before the job (always
 #                     for JOB=kunit)
 #   --verbose         copy the console to stdout as well
@@ -40,6 +42,7 @@
 # such boots crashed), where true parallelism is the point
 # (devtools/check.sh, sec_rt).
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
+drives=()
 hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
+	--drive) drives+=(-drive "file=$2,format=raw,if=virtio"); shift ;;
 	--verbose) verbose=1 ;;
 	--kunit) kunit=1 ;;
 	-*) uc_die "unknown option $1" ;;
@@ -77,7 +81,7 @@ fi
 
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
       -nographic -no-reboot -bios /usr/share/qemu/qboot.rom
-      -kernel "$kernel")
+      -kernel "$kernel" "${drives[@]}")
 if [ $hostroot -eq 1 ]; then
 	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 	cmdline="$cmdline root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"

@@ -71,14 +71,18 @@ enum unmapped_cache_perm {
 bool unmapped_cache_enabled(void);
 
 /**
- * unmapped_cache_active() - Whether the cache holds any memory.
+ * unmapped_cache_secret_active() - Whether secret pages are in use.
  *
- * Hibernation is refused while it does: the image would have to be read
- * through the direct map, and secret pages must not reach the disk.
+ * A page handed out by a NONE cache (secretmem's, for instance) is secret:
+ * it has no kernel mapping and must never reach a hibernation image.  The
+ * pages the cache itself maps for execmem are not secret, and neither is
+ * any page the cache holds free (it was cleared when it was freed).
+ * Hibernation is refused while this is true, as while secretmem_active().
  *
- * Return: true if at least one block is out of the direct map.
+ * Context: Any context; lockless, a sum of per-CPU counters.
+ * Return: true if at least one secret page is allocated.
  */
-bool unmapped_cache_active(void);
+bool unmapped_cache_secret_active(void);
 
 struct unmapped_cache *unmapped_cache_create(const char *name,
 					     enum unmapped_cache_perm perm);
@@ -99,6 +103,9 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  pgprot_t prot, unsigned long vm_flags,
 			  const void *caller);
 bool unmapped_cache_vunmap(const void *addr);
+const void *unmapped_cache_hibernate_map_page(struct page *page);
+void unmapped_cache_hibernate_unmap_page(const void *addr);
+bool unmapped_cache_alias_readable(const void *addr);
 
 DECLARE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
 bool __unmapped_cache_take_freed_page(struct page *page);
@@ -261,6 +268,40 @@ void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr);
 void arch_unmapped_cache_clear_page(struct page *page);
 
 /**
+ * arch_unmapped_cache_map_page_ro() - Map a page of the cache read-only.
+ * @page: a page without a present direct-map entry.
+ *
+ * Maps @page read-only at an address of this CPU's own (the mapping
+ * arch_unmapped_cache_clear_pages() uses), which no other CPU ever
+ * translates: no writable or executable alias appears anywhere, and the
+ * direct map is not touched.  Undo with arch_unmapped_cache_unmap_page_ro()
+ * before interrupts are enabled again.
+ * Context: interrupts off.
+ * Return: the address @page can be read at.
+ */
+const void *arch_unmapped_cache_map_page_ro(struct page *page);
+
+/**
+ * arch_unmapped_cache_unmap_page_ro() - Undo arch_unmapped_cache_map_page_ro().
+ * @addr: what it returned.
+ *
+ * Removes the mapping and this CPU's TLB entry for it.
+ * Context: interrupts off, on the CPU that mapped @addr.
+ */
+void arch_unmapped_cache_unmap_page_ro(const void *addr);
+
+/**
+ * arch_unmapped_cache_in_window() - Whether an address is a CPU's own.
+ * @addr: any kernel virtual address.
+ *
+ * Return: true if @addr belongs to the per-CPU mappings through which the
+ * cache clears and copies pages.  Those map secret pages for an instant and
+ * only the owning CPU may translate them, so nothing may read them through
+ * the page tables (/proc/kcore).
+ */
+bool arch_unmapped_cache_in_window(unsigned long addr);
+
+/**
  * arch_unmapped_cache_init() - Set up what the hooks above need.
  *
  * Context: boot, from the cache's initcall.
@@ -281,7 +322,7 @@ static inline bool unmapped_cache_should_fail_direct_map(void) { return false; }
 #else /* CONFIG_UNMAPPED_CACHE */
 
 static inline bool unmapped_cache_enabled(void) { return false; }
-static inline bool unmapped_cache_active(void) { return false; }
+static inline bool unmapped_cache_secret_active(void) { return false; }
 
 static inline struct unmapped_cache *
 unmapped_cache_create(const char *name, enum unmapped_cache_perm perm)
@@ -343,6 +384,18 @@ static inline void *unmapped_cache_vmap(size_t size, unsigned long align,
 }
 
 static inline bool unmapped_cache_vunmap(const void *addr)
+{
+	return false;
+}
+
+static inline const void *unmapped_cache_hibernate_map_page(struct page *page)
+{
+	return NULL;
+}
+
+static inline void unmapped_cache_hibernate_unmap_page(const void *addr) { }
+
+static inline bool unmapped_cache_alias_readable(const void *addr)
 {
 	return false;
 }

@@ -3010,10 +3010,178 @@ static struct kunit_suite uc_shrinker_test_suite = {
 	.test_cases = uc_shrinker_test_cases,
 };
 
+/*
+ * Hibernation and /proc/kcore: the snapshot reads every page of the cache
+ * but the secret ones, without making any of them present in the direct
+ * map; kcore may read the cache's own mappings but not the window in which
+ * pages are copied and cleared.
+ */
+
+/* Copy @page as the hibernation snapshot does; false if it is not ours. */
+static bool uc_test_hibernate_copy(struct page *page, void *dst,
+				   bool *window_readable)
+{
+	unsigned long flags;
+	const void *src;
+
+	local_irq_save(flags);
+	src = unmapped_cache_hibernate_map_page(page);
+	if (src) {
+		memcpy(dst, src, PAGE_SIZE);
+		*window_readable = unmapped_cache_alias_readable(src);
+		unmapped_cache_hibernate_unmap_page(src);
+	}
+	local_irq_restore(flags);
+	return src;
+}
+
+/*
+ * A page of a ROX chunk and an execmem page are copied
+ * with their contents, through a mapping kcore may not read, which is gone
+ * afterwards; their blocks stay out of the direct map and nothing splits.
+ * A page of the page allocator is left to the usual path.
+ */
+static void pm_hibernate_copy_reads_cache_pages_in_place(struct kunit *test)
+{
+	struct unmapped_cache *rox = uc_test_cache(test, UNMAPPED_CACHE_ROX);
+	struct uc_test_pop *pop = kunit_kzalloc(test, sizeof(*pop), GFP_KERNEL);
+	struct unmapped_cache_dm_counts before, after;
+	u8 *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	u8 *pattern = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned long copied, zeroed, copied0, zeroed0;
+	struct page *text, *exec, *plain;
+	bool readable = true;
+	u8 *x;
+
+	KUNIT_ASSERT_NOT_NULL(test, rox);
+	KUNIT_ASSERT_NOT_NULL(test, pop);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, pattern);
+	pop->chunks = kunit_kcalloc(test, 1, sizeof(*pop->chunks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop->chunks);
+	pop->cache = rox;
+	pop->nr = 1;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_pop_action,
+							   pop));
+	pop->chunks[0].size = 2 * PAGE_SIZE;
+	pop->chunks[0].addr = unmapped_cache_alloc(rox, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pop->chunks[0].addr);
+	memset(pattern, 0xc3, PAGE_SIZE);
+	pattern[7] = 0x11;
+	KUNIT_ASSERT_EQ(test, 0, unmapped_cache_write(rox, pop->chunks[0].addr,
+						      pattern, PAGE_SIZE));
+	text = vmalloc_to_page(pop->chunks[0].addr);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+
+	x = unmapped_cache_vmap(PAGE_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END,
+				PAGE_KERNEL, 0, (void *)_RET_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_vunmap_action,
+							   x));
+	memset(x, 0x3c, PAGE_SIZE);
+	exec = vmalloc_to_page(x);
+	KUNIT_ASSERT_NOT_NULL(test, exec);
+
+	uc_hibernate_stats(&copied0, &zeroed0);
+	arch_unmapped_cache_direct_map_counts(&before);
+
+	memset(buf, 0, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(text, buf, &readable));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, pattern, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE_MSG(test, readable,
+			       "kcore may read the per-CPU window");
+
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(exec, buf, &readable));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0x3c, PAGE_SIZE));
+
+	/* The cache's own mappings may be read by kcore. */
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_alias_readable(x));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_alias_readable(pop->chunks[0].addr));
+
+	plain = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, plain);
+	KUNIT_EXPECT_FALSE(test, uc_test_hibernate_copy(plain, buf, &readable));
+	__free_page(plain);
+
+	uc_hibernate_stats(&copied, &zeroed);
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ(test, copied, copied0 + 2);
+	KUNIT_EXPECT_EQ(test, zeroed, zeroed0);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+	KUNIT_EXPECT_EQ(test, after.pmd, before.pmd);
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(text)));
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(exec)));
+}
+
+/*
+ * A secret page makes hibernation refuse while it is allocated, and never
+ * reaches an image: if the snapshot met one anyway, it would copy zeroes
+ * (and warn).
+ */
+static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
+{
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	u8 *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned long copied, zeroed, copied0, zeroed0;
+	bool readable, active;
+	struct page *page;
+	u8 *v;
+
+	KUNIT_ASSERT_NOT_NULL(test, none);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	active = unmapped_cache_secret_active();
+	KUNIT_ASSERT_FALSE_MSG(test, active, "secret pages in use before the test");
+	page = unmapped_cache_alloc_page(none, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_put_action,
+							   page));
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_secret_active());
+	v = uc_test_vmap_pages(&page, 1);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	memset(v, 0x5a, PAGE_SIZE);
+	vunmap(v);
+
+	uc_hibernate_stats(&copied0, &zeroed0);
+	memset(buf, 0xff, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf, &readable));
+	KUNIT_EXPECT_NULL_MSG(test, memchr_inv(buf, 0, PAGE_SIZE),
+			      "a secret page reached the image");
+	uc_hibernate_stats(&copied, &zeroed);
+	KUNIT_EXPECT_EQ(test, copied, copied0);
+	KUNIT_EXPECT_EQ(test, zeroed, zeroed0 + 1);
+
+	/* Freed, it was cleared: it may be copied like any free page. */
+	kunit_release_action(test, uc_test_put_action, page);
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_secret_active());
+	memset(buf, 0xff, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf, &readable));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, PAGE_SIZE));
+	uc_hibernate_stats(&copied, &zeroed);
+	KUNIT_EXPECT_EQ(test, copied, copied0 + 1);
+}
+
+static struct kunit_case uc_pm_test_cases[] = {
+	KUNIT_CASE(pm_hibernate_copy_reads_cache_pages_in_place),
+	KUNIT_CASE(pm_secret_pages_stay_out_of_hibernation),
+	{}
+};
+
+static struct kunit_suite uc_pm_test_suite = {
+	.name = "unmapped_cache_pm",
+	.suite_init = uc_suite_init,
+	.suite_exit = uc_suite_exit,
+	.init = uc_block_test_init,
+	.test_cases = uc_pm_test_cases,
+};
+
 kunit_test_suites(&uc_block_test_suite, &uc_arena_test_suite,
 		  &uc_mag_test_suite, &uc_shrinker_test_suite,
 		  &uc_callers_test_suite, &uc_poison_test_suite,
-		  &uc_bad_input_test_suite, &uc_faults_test_suite);
+		  &uc_bad_input_test_suite, &uc_faults_test_suite,
+		  &uc_pm_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the unmapped cache");
 MODULE_LICENSE("GPL");

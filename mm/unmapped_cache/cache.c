@@ -48,6 +48,16 @@ static void uc_none_cache_del(struct unmapped_cache *cache);
 struct unmapped_cache *unmapped_cache_create(const char *name,
 					     enum unmapped_cache_perm perm)
 {
+	return uc_cache_create(name, perm, perm == UNMAPPED_CACHE_NONE);
+}
+
+/*
+ * unmapped_cache_create(), and for the cache's own users the choice of a
+ * NONE cache whose pages are not secret (execmem's, which it maps).
+ */
+struct unmapped_cache *uc_cache_create(const char *name,
+				       enum unmapped_cache_perm perm, bool secret)
+{
 	struct unmapped_cache *cache;
 
 	if (uc_refuse(perm >= UNMAPPED_CACHE_NR_PERMS || !name))
@@ -65,6 +75,7 @@ struct unmapped_cache *unmapped_cache_create(const char *name,
 	}
 	cache->name = name;
 	cache->perm = perm;
+	cache->secret = secret && perm == UNMAPPED_CACHE_NONE;
 
 	/* The final-put hook is off until a NONE cache exists. */
 	if (perm == UNMAPPED_CACHE_NONE)
@@ -473,7 +484,7 @@ static void uc_none_cache_del(struct unmapped_cache *cache)
 			WRITE_ONCE(uc_none_caches[i], NULL);
 }
 
-static struct unmapped_cache *uc_none_cache_of(unsigned long tag)
+struct unmapped_cache *uc_none_cache_of(unsigned long tag)
 {
 	int i;
 
@@ -484,6 +495,19 @@ static struct unmapped_cache *uc_none_cache_of(unsigned long tag)
 			return cache;
 	}
 	return NULL;
+}
+
+bool unmapped_cache_secret_active(void)
+{
+	int i;
+
+	for (i = 0; i < UC_NONE_CACHES; i++) {
+		struct unmapped_cache *cache = READ_ONCE(uc_none_caches[i]);
+
+		if (cache && cache->secret && uc_cache_live(cache, true) > 0)
+			return true;
+	}
+	return false;
 }
 
 /**

@@ -89,11 +89,6 @@ bool unmapped_cache_enabled(void)
 	return READ_ONCE(uc_enabled);
 }
 
-bool unmapped_cache_active(void)
-{
-	return uc_blocks_held() > 0;
-}
-
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);

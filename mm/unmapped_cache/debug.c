@@ -121,6 +121,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(exercise_blocks_fops, NULL, exercise_blocks_set,
 static int blocks_show(struct seq_file *seq, void *v)
 {
 	struct unmapped_cache_dm_counts dm;
+	unsigned long copied, zeroed;
 	int i;
 
 	for (i = 0; i < UC_BLOCK_STAT_COUNT; i++)
@@ -132,6 +133,9 @@ static int blocks_show(struct seq_file *seq, void *v)
 		   uc_blocks_poisoned());
 	seq_printf(seq, "pages taken back on their final put: %lu\n",
 		   uc_put_back_pages());
+	uc_hibernate_stats(&copied, &zeroed);
+	seq_printf(seq, "pages copied for hibernation: %lu\n", copied);
+	seq_printf(seq, "pages left out of hibernation: %lu\n", zeroed);
 	seq_printf(seq, "magazine flushes sent to CPUs: %lu\n",
 		   uc_mag_flushes_sent());
 	seq_printf(seq, "bad calls refused: %ld\n",

@@ -210,12 +210,16 @@ struct uc_cache_count {
  * struct unmapped_cache - A user's handle (see include/linux/unmapped_cache.h).
  * @name:  for statistics.
  * @perm:  which arenas its chunks come from.
+ * @secret: a NONE cache whose pages nobody maps in the kernel: they never
+ *         reach a hibernation image or /proc/kcore (pm.c).  Every NONE
+ *         cache of unmapped_cache_create(); not execmem's (vmap.c).
  * @count: live chunks and pages, per CPU (uc_cache_live()).
  * @list:  in uc_caches; under uc_caches_lock (cache.c).
  */
 struct unmapped_cache {
 	const char *name;
 	enum unmapped_cache_perm perm;
+	bool secret;
 	struct uc_cache_count __percpu *count;
 	struct list_head list;
 };
@@ -437,6 +441,10 @@ struct seq_file;
 void uc_caches_show(struct seq_file *seq);
 long uc_cache_live(struct unmapped_cache *cache, bool pages);
 unsigned long uc_put_back_pages(void);
+struct unmapped_cache *uc_cache_create(const char *name,
+				       enum unmapped_cache_perm perm, bool secret);
+struct unmapped_cache *uc_none_cache_of(unsigned long tag);
+void uc_hibernate_stats(unsigned long *copied, unsigned long *zeroed);
 int uc_vmap_init(void);
 long uc_vmap_stat_pages(void);
 int uc_shrinker_init(void);

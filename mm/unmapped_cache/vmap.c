@@ -232,6 +232,6 @@ long uc_vmap_stat_pages(void)
 
 int __init uc_vmap_init(void)
 {
-	uc_vmap_cache = unmapped_cache_create("execmem", UNMAPPED_CACHE_NONE);
+	uc_vmap_cache = uc_cache_create("execmem", UNMAPPED_CACHE_NONE, false);
 	return uc_vmap_cache ? 0 : -ENOMEM;
 }

@@ -230,3 +230,32 @@ void arch_unmapped_cache_clear_page(struct page *page)
 {
 	arch_unmapped_cache_clear_pages(&page, 1);
 }
+
+/*
+ * The hibernation snapshot reads pages of the cache through the first slot
+ * of the same window, read-only.  It runs with interrupts off, so no clear
+ * can run on this CPU meanwhile.
+ */
+const void *arch_unmapped_cache_map_page_ro(struct page *page)
+{
+	lockdep_assert_irqs_disabled();
+	set_pte(this_cpu_ptr(uc_clear_pte)[0], mk_pte(page, PAGE_KERNEL_RO));
+	return (const void *)(uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW);
+}
+
+void arch_unmapped_cache_unmap_page_ro(const void *addr)
+{
+	unsigned long base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
+
+	lockdep_assert_irqs_disabled();
+	if (WARN_ON_ONCE((unsigned long)addr != base))
+		return;
+	pte_clear(&init_mm, base, this_cpu_ptr(uc_clear_pte)[0]);
+	flush_tlb_one_kernel(base);
+}
+
+bool arch_unmapped_cache_in_window(unsigned long addr)
+{
+	return uc_clear_base && addr >= uc_clear_base &&
+	       addr - uc_clear_base < nr_cpu_ids * UC_CLEAR_WINDOW;
+}

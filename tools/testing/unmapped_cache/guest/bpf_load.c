@@ -2,8 +2,8 @@
 /*
  * bpf_load - stress the BPF JIT's executable-memory allocator.
  *
- * Usage: bpf_load [-n NPROGS] [-s SEED] [-r ROUNDS]
- *	(defaults: 2000 programs, seed 1, 1 round)
+ * Usage: bpf_load [-n NPROGS] [-s SEED] [-r ROUNDS] [-H FILE]
+ *	(defaults: 2000 programs, seed 1, 1 round; 0 rounds with -H)
  *
  * Loads NPROGS straight-line socket filter programs whose length is picked
  * roughly log-uniformly between 4 and 8000 BPF instructions, so the JITed
@@ -20,10 +20,33 @@
  *	jit_min=<bytes> jit_max=<bytes> jit_total=<bytes of first load wave>
  *
  * (all on one line) and exits 0 only if everything passed.
+ *
+ * With -H FILE (hold mode) the programs stay loaded after that line, for a
+ * test that hibernates or inspects the kernel meanwhile.  The reload rounds
+ * are skipped unless -r is given too, and the loader exits 1 right after
+ * the UC-BPF line if anything failed so far.  Otherwise it prints, for the
+ * program in slot 0 (the first one loaded, unless a reload round replaced
+ * it), the address and the start of its JITed image as
+ * BPF_OBJ_GET_INFO_BY_FD reports them (which needs kptr_restrict to allow
+ * raw dumps):
+ *
+ * UC-BPF-JIT addr=0x<jited_ksyms[0]> len=<jited_prog_len>
+ *	bytes=<first min(64, len) bytes of the image, in hex>
+ *
+ * (all on one line), creates the empty FILE to tell the caller that it is
+ * ready, and waits for SIGUSR1.  Then it test-runs every live program once
+ * more, checks the retval as before and prints
+ *
+ * UC-BPF-HOLD progs=<programs checked> runs=<test runs>
+ *	bad=<mismatches or failed runs>
+ *
+ * (all on one line), exiting 0 only if every program ran and bad is 0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/bpf.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +59,8 @@
 #define MAX_INSNS	8000
 #define PKT_LEN		64
 #define LOG_SIZE	(4U << 20)
+/* Bytes of the JITed image printed in hold mode. */
+#define JIT_DUMP	64
 
 struct prog {
 	int fd;
@@ -191,7 +216,12 @@ static void load_prog(struct prog *p, unsigned int idx, int first_wave)
 		jit_total += info.jited_prog_len;
 }
 
-static void run_prog(struct prog *p, unsigned int idx)
+/*
+ * Test-run @p once and check its retval.  Returns 0 if it matched, 1 on a
+ * mismatch (counted in nr_bad) and -1 if the run itself failed, which ends
+ * the program unless @may_fail.
+ */
+static int run_prog(struct prog *p, unsigned int idx, int may_fail)
 {
 	union bpf_attr attr;
 
@@ -203,14 +233,138 @@ static void run_prog(struct prog *p, unsigned int idx)
 	if (sys_bpf(BPF_PROG_TEST_RUN, &attr)) {
 		fprintf(stderr, "BPF_PROG_TEST_RUN prog %u: %s\n",
 			idx, strerror(errno));
-		exit(1);
+		if (!may_fail)
+			exit(1);
+		return -1;
 	}
 	nr_runs++;
 	if (attr.test.retval != p->expect) {
 		fprintf(stderr, "prog %u gen %u (%u insns): retval %#x, expected %#x\n",
 			idx, p->gen, p->insns, attr.test.retval, p->expect);
 		nr_bad++;
+		return 1;
 	}
+	return 0;
+}
+
+/*
+ * Print the UC-BPF-JIT line of @p: the address of its JITed image and its
+ * first bytes, as BPF_OBJ_GET_INFO_BY_FD copies them.  A first call learns
+ * the sizes, a second one fetches the image and the address.
+ */
+static void print_jit(struct prog *p, unsigned int idx)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	uint64_t ksym = 0;
+	unsigned char *img;
+	uint32_t len, i;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = p->fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
+		fprintf(stderr, "BPF_OBJ_GET_INFO_BY_FD prog %u: %s\n",
+			idx, strerror(errno));
+		exit(1);
+	}
+	len = info.jited_prog_len;
+	if (!len || !info.nr_jited_ksyms) {
+		fprintf(stderr, "prog %u: jited_prog_len %u, nr_jited_ksyms %u\n",
+			idx, len, info.nr_jited_ksyms);
+		exit(1);
+	}
+	img = calloc(1, len);
+	if (!img) {
+		fprintf(stderr, "calloc: %s\n", strerror(errno));
+		exit(1);
+	}
+
+	memset(&info, 0, sizeof(info));
+	info.nr_jited_ksyms = 1;
+	info.jited_ksyms = (uintptr_t)&ksym;
+	info.jited_prog_len = len;
+	info.jited_prog_insns = (uintptr_t)img;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = p->fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
+		fprintf(stderr, "BPF_OBJ_GET_INFO_BY_FD prog %u: %s\n",
+			idx, strerror(errno));
+		exit(1);
+	}
+	/* Without raw dumps allowed, the kernel zeroes both pointers. */
+	if (!ksym || !info.jited_ksyms || !info.jited_prog_insns ||
+	    info.jited_prog_len != len) {
+		fprintf(stderr, "prog %u: JIT addr %#llx, len %u of %u (kptr_restrict?)\n",
+			idx, (unsigned long long)ksym, info.jited_prog_len,
+			len);
+		exit(1);
+	}
+
+	printf("UC-BPF-JIT addr=0x%llx len=%u bytes=",
+	       (unsigned long long)ksym, len);
+	for (i = 0; i < len && i < JIT_DUMP; i++)
+		printf("%02x", img[i]);
+	printf("\n");
+	free(img);
+}
+
+/* Create the empty @path, telling the caller that the programs are held. */
+static void signal_ready(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || close(fd)) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/*
+ * Hold mode, after the UC-BPF line: print the UC-BPF-JIT line, create
+ * @ready, wait for SIGUSR1 (already blocked), test-run every live program
+ * again and print the UC-BPF-HOLD line.  Returns the exit status.
+ */
+static int hold(struct prog *progs, unsigned int nprogs, const char *ready,
+		const sigset_t *usr1)
+{
+	unsigned long long checked = 0, runs = 0, bad = 0;
+	unsigned int i;
+	int sig, err, r;
+
+	print_jit(&progs[0], 0);
+	/* The caller may read stdout as soon as @ready exists. */
+	if (fflush(stdout)) {
+		fprintf(stderr, "stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	signal_ready(ready);
+
+	do {
+		err = sigwait(usr1, &sig);
+	} while (err == EINTR);
+	if (err) {
+		fprintf(stderr, "sigwait: %s\n", strerror(err));
+		return 1;
+	}
+
+	for (i = 0; i < nprogs; i++) {
+		if (progs[i].fd < 0)
+			continue;
+		checked++;
+		r = run_prog(&progs[i], i, 1);
+		if (r >= 0)
+			runs++;
+		if (r)
+			bad++;
+	}
+	printf("UC-BPF-HOLD progs=%llu runs=%llu bad=%llu\n",
+	       checked, runs, bad);
+	return bad || checked != nprogs || runs != nprogs;
 }
 
 static void raise_limits(unsigned int nprogs)
@@ -240,19 +394,22 @@ static void raise_limits(unsigned int nprogs)
 
 static void print_usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-n NPROGS] [-s SEED] [-r ROUNDS]\n", argv0);
+	fprintf(stderr, "usage: %s [-n NPROGS] [-s SEED] [-r ROUNDS] [-H FILE]\n",
+		argv0);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int nprogs = 2000, rounds = 1, i, j, round;
+	const char *ready = NULL;
+	int opt, rounds_set = 0, rc;
 	struct prog *progs;
 	unsigned int *order;
+	sigset_t usr1;
 	uint64_t s;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:r:H:")) != -1) {
 		switch (opt) {
 		case 'n':
 			nprogs = strtoul(optarg, NULL, 0);
@@ -262,6 +419,10 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			rounds = strtoul(optarg, NULL, 0);
+			rounds_set = 1;
+			break;
+		case 'H':
+			ready = optarg;
 			break;
 		default:
 			print_usage(argv[0]);
@@ -269,6 +430,18 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !nprogs || nprogs > 1000000)
 		print_usage(argv[0]);
+	if (ready && !rounds_set)
+		rounds = 0;
+	/*
+	 * Hold mode takes SIGUSR1 with sigwait(), so it stays blocked from
+	 * now on: one sent before the wait is kept pending, not lost.
+	 */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (ready && sigprocmask(SIG_BLOCK, &usr1, NULL)) {
+		fprintf(stderr, "sigprocmask: %s\n", strerror(errno));
+		return 1;
+	}
 
 	raise_limits(nprogs);
 	progs = calloc(nprogs, sizeof(*progs));
@@ -294,7 +467,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprogs; i++)
 		load_prog(&progs[i], i, 1);
 	for (i = 0; i < nprogs; i++)
-		run_prog(&progs[i], i);
+		run_prog(&progs[i], i, 0);
 
 	for (i = 0; i < nprogs; i++)
 		order[i] = i;
@@ -315,15 +488,23 @@ int main(int argc, char **argv)
 		for (i = 0; i < nprogs / 2; i++)
 			load_prog(&progs[order[i]], order[i], 0);
 		for (i = 0; i < nprogs / 2; i++)
-			run_prog(&progs[order[i]], order[i]);
+			run_prog(&progs[order[i]], order[i], 0);
 	}
 
-	for (i = 0; i < nprogs; i++)
-		close(progs[i].fd);
+	/* Hold mode keeps the programs for after the UC-BPF line. */
+	if (!ready)
+		for (i = 0; i < nprogs; i++)
+			close(progs[i].fd);
 
 	printf("UC-BPF progs=%llu runs=%llu bad=%llu jit_min=%llu jit_max=%llu jit_total=%llu\n",
 	       nr_loads, nr_runs, nr_bad, jit_min, jit_max, jit_total);
+	rc = nr_bad ? 1 : 0;
+	if (ready && !rc) {
+		rc = hold(progs, nprogs, ready, &usr1);
+		for (i = 0; i < nprogs; i++)
+			close(progs[i].fd);
+	}
 	free(progs);
 	free(order);
-	return nr_bad ? 1 : 0;
+	return rc;
 }

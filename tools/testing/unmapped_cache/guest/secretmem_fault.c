@@ -2,7 +2,7 @@
 /*
  * secretmem_fault - fault pages of memfd_secret() memory and check them.
  *
- * Usage: secretmem_fault [--check-zero] [--tag N] PAGES
+ * Usage: secretmem_fault [--check-zero] [--tag N] [--hold FILE] PAGES
  *
  * Maps PAGES pages of a secret memory file, writes a pattern to every page
  * (each first write faults a page in, which takes it out of the direct
@@ -16,11 +16,17 @@
  * first few such pages are described on stderr (the byte found tells
  * which writer left it behind).
  *
+ * --hold FILE keeps the pages mapped once they are checked: it creates FILE
+ * and waits for SIGTERM, then checks every page again before it unmaps
+ * (for tests that need secret memory in use meanwhile).
+ *
  * Prints "secretmem_fault: P pages faulted, B bad[ nonzero=N]" and exits
  * non-zero on any error, mismatch or non-zero page.  Built static for the
  * test guests.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +69,48 @@ static unsigned long count_nonzero(const unsigned char *p, unsigned long pages,
 	return nonzero;
 }
 
+/* Pages of @p that do not hold their pattern. */
+static unsigned long count_bad(const unsigned char *p, unsigned long pages,
+			       long page, unsigned long tag)
+{
+	unsigned long i, bad = 0;
+	long j;
+
+	for (i = 0; i < pages; i++) {
+		unsigned char want = fill(i, tag);
+
+		for (j = 0; j < page; j++)
+			if (p[i * page + j] != want) {
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
+/* Create @file, then sleep until SIGTERM. */
+static int hold(const char *file)
+{
+	sigset_t set;
+	int sig, fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return sigwait(&set, &sig) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *hold_file = NULL;
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned long pages = 0, tag = 0, i, bad = 0, nonzero = 0;
+	unsigned long pages = 0, tag = 0, i, bad, nonzero = 0;
 	int fd, arg, check_zero = 0;
 	unsigned char *p;
 	size_t len;
@@ -77,13 +120,16 @@ int main(int argc, char **argv)
 			check_zero = 1;
 		else if (!strcmp(argv[arg], "--tag") && arg + 2 < argc)
 			tag = strtoul(argv[++arg], NULL, 0);
+		else if (!strcmp(argv[arg], "--hold") && arg + 2 < argc)
+			hold_file = argv[++arg];
 		else
 			break;
 	}
 	if (arg == argc - 1)
 		pages = strtoul(argv[arg], NULL, 0);
 	if (!pages) {
-		fprintf(stderr, "usage: %s [--check-zero] [--tag N] PAGES\n",
+		fprintf(stderr,
+			"usage: %s [--check-zero] [--tag N] [--hold FILE] PAGES\n",
 			argv[0]);
 		return 2;
 	}
@@ -115,15 +161,13 @@ int main(int argc, char **argv)
 		nonzero = count_nonzero(p, pages, page);
 	for (i = 0; i < pages; i++)
 		memset(p + i * page, fill(i, tag), page);
-	for (i = 0; i < pages; i++) {
-		unsigned char want = fill(i, tag);
-		long j;
-
-		for (j = 0; j < page; j++)
-			if (p[i * page + j] != want) {
-				bad++;
-				break;
-			}
+	bad = count_bad(p, pages, page, tag);
+	if (hold_file) {
+		if (hold(hold_file)) {
+			fprintf(stderr, "hold %s: %s\n", hold_file, strerror(errno));
+			return 1;
+		}
+		bad += count_bad(p, pages, page, tag);
 	}
 
 	munmap(p, len);

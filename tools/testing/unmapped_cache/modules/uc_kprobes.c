@@ -2,7 +2,7 @@
 /*
  * uc_kprobes: many kprobes and ftrace_ops on the module's own text, for the
  * unmapped_cache tests of kprobe instruction slots, optprobe detour buffers
- * and ftrace trampolines.  The whole test runs in init:
+ * and ftrace trampolines.  The test runs in init:
  *
  *  1. one kprobe on each of the first nr_kprobes of 1024 generated functions,
  *     placed past the __fentry__ call so that it uses an instruction slot
@@ -20,9 +20,22 @@
  * It ends with "UC-KPROBES kprobes=N optimized=N ftrace_ops=N hits_ok=0|1"
  * and returns 0 only if everything was registered and every check passed.
  * Nothing stays registered after init, so unloading is trivial.
+ *
+ * With hold=1, a successful init skips step 6: the probes, the ftrace_ops
+ * and their trampolines stay in place, for a test that hibernates or
+ * inspects the kernel meanwhile, and each read of the debugfs file
+ * uc_kprobes/check runs one more round of step 5 (round 3, 4, ...) and
+ * returns one line:
+ *
+ *   ok|bad round=N kprobes=N optimized=N ftrace_ops=N trampolines=N
+ *
+ * with the probes whose first byte is a JMP32 now and the ftrace_ops that
+ * have a trampoline of their own now.  Unloading then does step 6.  A
+ * failed init cleans up as without hold.
  */
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/init.h>
@@ -30,7 +43,9 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <asm/text-patching.h>
 
@@ -56,6 +71,10 @@ MODULE_PARM_DESC(opt_wait_ms, "milliseconds left to the kprobe optimizer before 
 static unsigned int restore_wait_ms = 10000;
 module_param(restore_wait_ms, uint, 0444);
 MODULE_PARM_DESC(restore_wait_ms, "longest wait for the optimizer to restore the text after unregistering (default 10000)");
+
+static bool hold;
+module_param(hold, bool, 0444);
+MODULE_PARM_DESC(hold, "keep everything registered after init, checked on each read of debugfs uc_kprobes/check, until unload (default 0)");
 
 /*
  * Function i returns uc_kp_calc(x, i): straight-line code, so that the first
@@ -109,6 +128,15 @@ static unsigned int uc_nr_kp_regd;
 static struct uc_ft *uc_fts;
 static atomic_t uc_kp_total = ATOMIC_INIT(0);
 static atomic_t uc_ft_total = ATOMIC_INIT(0);
+
+/*
+ * Hold mode: whether init left everything registered, the debugfs
+ * directory, and the last round run, under uc_kp_round_lock.
+ */
+static bool uc_kp_held;
+static struct dentry *uc_kp_dir;
+static unsigned int uc_kp_round;
+static DEFINE_MUTEX(uc_kp_round_lock);
 
 /*
  * Offset of the __fentry__ call, learnt from the first kprobe that turned
@@ -196,7 +224,7 @@ static void __init uc_kp_register_all(void)
 }
 
 /* Unregister all kprobes, returning how many there were. */
-static unsigned int __init uc_kp_unregister_all(void)
+static unsigned int uc_kp_unregister_all(void)
 {
 	unsigned int n = uc_nr_kp_regd;
 
@@ -211,10 +239,10 @@ static unsigned int __init uc_kp_unregister_all(void)
  * An unregistered kprobe that was optimized keeps its jump until the
  * optimizer's next pass.  Wait (at most restore_wait_ms) until the first
  * byte of every probed instruction of the @n in uc_kp_regd is the original
- * again, so that the text is as built when init returns, and return how
- * many are not.
+ * again, so that the text is as built when init (or exit) returns, and
+ * return how many are not.
  */
-static unsigned int __init uc_kp_wait_restored(unsigned int n)
+static unsigned int uc_kp_wait_restored(unsigned int n)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(restore_wait_ms);
 	unsigned int i, left;
@@ -238,7 +266,7 @@ static unsigned int __init uc_kp_wait_restored(unsigned int n)
  * optimizable probe, never on the kprobe registered here, so it is counted
  * only to be reported.
  */
-static unsigned int __init uc_kp_count_optimized(unsigned int *flagged)
+static unsigned int uc_kp_count_optimized(unsigned int *flagged)
 {
 	unsigned int i, n = 0;
 
@@ -285,7 +313,7 @@ static int __init uc_ft_register_all(unsigned int *nr, unsigned int *tramps)
 	return 0;
 }
 
-static void __init uc_ft_unregister_all(void)
+static void uc_ft_unregister_all(void)
 {
 	struct uc_ft *f;
 	unsigned int j;
@@ -307,14 +335,14 @@ static void __init uc_ft_unregister_all(void)
 	}
 }
 
-static struct uc_kp * __init uc_kp_of(unsigned int fn)
+static struct uc_kp *uc_kp_of(unsigned int fn)
 {
 	if (fn < nr_kprobes && uc_kps[fn].registered)
 		return &uc_kps[fn];
 	return NULL;
 }
 
-static struct uc_ft * __init uc_ft_of(unsigned int fn)
+static struct uc_ft *uc_ft_of(unsigned int fn)
 {
 	unsigned int j = UC_KP_NR_FNS - 1 - fn;
 
@@ -325,12 +353,13 @@ static struct uc_ft * __init uc_ft_of(unsigned int fn)
 
 /*
  * Call every function once, in round @round (1, then 2 with the ftrace_ops
- * registered), and check its result, that its kprobe fired during this call
- * and no other probe did (its counter is now @round), and likewise for its
- * ftrace_ops, which must also have been given the address of the function's
- * __fentry__ call.
+ * registered, then 3, 4, ... in hold mode), and check its result, that its
+ * kprobe fired during this call and no other probe did (its counter is now
+ * @round), and likewise for its ftrace_ops (registered from round 2 on, so
+ * its counter is now @round - 1), which must also have been given the
+ * address of the function's __fentry__ call.
  */
-static bool __init uc_kp_call_all(unsigned int round)
+static bool uc_kp_call_all(unsigned int round)
 {
 	unsigned int i, bad = 0;
 	int kp_before, ft_before;
@@ -356,7 +385,7 @@ static bool __init uc_kp_call_all(unsigned int round)
 		if (p)
 			ok &= atomic_read(&p->hits) == round;
 		if (f)
-			ok &= atomic_read(&f->hits) == 1 &&
+			ok &= atomic_read(&f->hits) == round - 1 &&
 			      READ_ONCE(f->ip) >= start &&
 			      READ_ONCE(f->ip) < start + UC_KP_MAX_OFF;
 		if (!ok && !bad++)
@@ -370,7 +399,7 @@ static bool __init uc_kp_call_all(unsigned int round)
 	return !bad;
 }
 
-static void __init uc_kp_free(void)
+static void uc_kp_free(void)
 {
 	kfree(uc_fts);
 	kfree(uc_kp_regd);
@@ -378,6 +407,73 @@ static void __init uc_kp_free(void)
 	uc_fts = NULL;
 	uc_kp_regd = NULL;
 	uc_kps = NULL;
+}
+
+/* Count the registered ftrace_ops, and in *@tramps those with a trampoline. */
+static unsigned int uc_ft_count(unsigned int *tramps)
+{
+	unsigned int j, n = 0;
+
+	*tramps = 0;
+	for (j = 0; j < nr_ftrace_ops; j++) {
+		if (!uc_fts[j].registered)
+			continue;
+		n++;
+		if (uc_fts[j].ops.trampoline)
+			(*tramps)++;
+	}
+	return n;
+}
+
+/* Hold mode: each read of uc_kprobes/check runs and reports one round. */
+static int uc_kp_check_show(struct seq_file *m, void *unused)
+{
+	unsigned int round, nr_opt, nr_flagged, nr_ft, nr_tramp;
+	bool ok;
+
+	mutex_lock(&uc_kp_round_lock);
+	round = ++uc_kp_round;
+	ok = uc_kp_call_all(round);
+	nr_opt = uc_kp_count_optimized(&nr_flagged);
+	nr_ft = uc_ft_count(&nr_tramp);
+	ok &= uc_nr_kp_regd == nr_kprobes && nr_ft == nr_ftrace_ops;
+	mutex_unlock(&uc_kp_round_lock);
+
+	seq_printf(m, "%s round=%u kprobes=%u optimized=%u ftrace_ops=%u trampolines=%u\n",
+		   ok ? "ok" : "bad", round, uc_nr_kp_regd, nr_opt, nr_ft,
+		   nr_tramp);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(uc_kp_check);
+
+/*
+ * Hold mode, after the two rounds of init passed: keep everything and
+ * create uc_kprobes/check.  Rounds may start as soon as the file exists.
+ */
+static int __init uc_kp_hold_start(void)
+{
+	struct dentry *d;
+
+	uc_kp_round = 2;
+	uc_kp_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(uc_kp_dir)) {
+		pr_err(UC_KP_PFX "debugfs directory: %ld\n",
+		       PTR_ERR(uc_kp_dir));
+		return PTR_ERR(uc_kp_dir);
+	}
+	d = debugfs_create_file("check", 0444, uc_kp_dir, NULL,
+				&uc_kp_check_fops);
+	if (IS_ERR(d)) {
+		pr_err(UC_KP_PFX "debugfs file check: %ld\n", PTR_ERR(d));
+		debugfs_remove_recursive(uc_kp_dir);
+		uc_kp_dir = NULL;
+		return PTR_ERR(d);
+	}
+	uc_kp_held = true;
+	pr_info(UC_KP_PFX "holding everything until unload; read debugfs %s/check for a round\n",
+		KBUILD_MODNAME);
+	return 0;
 }
 
 static int __init uc_kp_init(void)
@@ -425,6 +521,12 @@ static int __init uc_kp_init(void)
 
 	hits_ok &= uc_kp_call_all(2);
 
+	if (hold && hits_ok) {
+		ret = uc_kp_hold_start();
+		if (!ret)
+			goto out_report;
+	}
+
 out_ftrace:
 	uc_ft_unregister_all();
 out_kprobes:
@@ -436,6 +538,7 @@ out_kprobes:
 out_free:
 	uc_kp_free();
 
+out_report:
 	pr_info(UC_KP_PFX "%u of %u kprobes optimized (%u with KPROBE_FLAG_OPTIMIZED on the probe itself), %u of %u ftrace_ops with a trampoline of their own\n",
 		nr_opt, nr_kp, nr_flagged, nr_tramp, nr_ft);
 	pr_info("UC-KPROBES kprobes=%u optimized=%u ftrace_ops=%u hits_ok=%d\n",
@@ -445,9 +548,27 @@ out_free:
 	return ret;
 }
 
-/* Everything was unregistered and freed by init. */
+/*
+ * Without hold mode, everything was unregistered and freed by init.  With
+ * it, do here what init did not: no more rounds once the debugfs file is
+ * gone, then unregister everything and wait for the text to be restored.
+ */
 static void __exit uc_kp_exit(void)
 {
+	unsigned int nr_unreg, nr_left;
+
+	if (!uc_kp_held)
+		return;
+	debugfs_remove_recursive(uc_kp_dir);
+	uc_kp_dir = NULL;
+	uc_ft_unregister_all();
+	nr_unreg = uc_kp_unregister_all();
+	nr_left = uc_kp_wait_restored(nr_unreg);
+	if (nr_left)
+		pr_warn(UC_KP_PFX "%u of %u probed instructions still not restored after %u ms\n",
+			nr_left, nr_unreg, restore_wait_ms);
+	uc_kp_free();
+	uc_kp_held = false;
 }
 
 module_init(uc_kp_init);

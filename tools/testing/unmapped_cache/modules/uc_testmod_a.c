@@ -8,6 +8,9 @@
  * tables with the module's own text and fails with -EINVAL on a mismatch.
  * Reading /sys/kernel/debug/uc_testmod_a/run does the same again, writes
  * to the .data table and answers "ok <checksum>" or "bad <what> ...".
+ * Reading /sys/kernel/debug/uc_testmod_a/text gives the first 64 bytes of
+ * uc_a_run_show() as the module reads them through its own mapping, in
+ * hexadecimal: the reference of the /proc/kcore check.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -102,6 +105,15 @@ static int uc_a_run_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(uc_a_run);
 
+#define UC_A_TEXT_BYTES	64
+
+static int uc_a_text_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%*phN\n", UC_A_TEXT_BYTES, (const void *)uc_a_run_show);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(uc_a_text);
+
 /* Checksum of table @tbl as it should be, without reading the table. */
 static u32 __init uc_a_ref(int tbl)
 {
@@ -135,6 +147,7 @@ static int __init uc_a_init(void)
 	if (IS_ERR(uc_a_dir))
 		return PTR_ERR(uc_a_dir);
 	debugfs_create_file("run", 0444, uc_a_dir, NULL, &uc_a_run_fops);
+	debugfs_create_file("text", 0444, uc_a_dir, NULL, &uc_a_text_fops);
 
 	pr_info("loaded, checksum %08x\n", r.sum);
 	return 0;

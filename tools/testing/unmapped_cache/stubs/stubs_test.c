@@ -19,8 +19,11 @@ int uc_stubs_test(void)
 	int ret = unmapped_cache_write(c, p, "x", 1);
 
 	ret += unmapped_cache_owns(c, p, 4096) + unmapped_cache_owns_page(c, pg);
-	ret += unmapped_cache_vunmap(v) + unmapped_cache_active();
+	ret += unmapped_cache_vunmap(v) + unmapped_cache_secret_active();
 	ret += unmapped_cache_take_freed_page(pg, 0);
+	ret += unmapped_cache_alias_readable(p);
+	if (unmapped_cache_hibernate_map_page(pg))
+		unmapped_cache_hibernate_unmap_page(p);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cache and the two paths that read all of memory: the hibernation
+ * image and /proc/kcore.
+ *
+ * Neither may make a page of the cache present in the direct map again:
+ * mapping back one page would split the PMD-level entry of its block, the
+ * very thing the cache exists to avoid.  Neither may read a secret page.
+ * And both must still see everything else, as on a kernel without the
+ * cache: module text and data, BPF JIT images, kprobe and ftrace
+ * trampolines.
+ *
+ * Hibernation.  safe_copy_page() maps a page without a direct-map entry
+ * back with set_direct_map_default_noflush() and unmaps it after the copy.
+ * For the cache's pages it asks unmapped_cache_hibernate_map_page() first,
+ * which returns where to read the page from:
+ *
+ *  - a page that is not the cache's: NULL, the usual path;
+ *  - a hardware-poisoned page: the zero page, since the CPU must never read
+ *    it (the usual path would read it too);
+ *  - a secret page: the zero page.  Hibernation is refused while there are
+ *    any (unmapped_cache_secret_active(): in hibernation_available(), and
+ *    again in swsusp_save() once every task is frozen and no new one can
+ *    appear), so this is only a second line, and it warns;
+ *  - any other page: this CPU's own read-only mapping of it
+ *    (arch_unmapped_cache_map_page_ro()), which no other CPU translates and
+ *    which is gone before the next page is copied.
+ *
+ * Resuming needs nothing of the cache.  The image's pages are written back
+ * through the restoring kernel's temporary mappings, which cover all of
+ * memory whatever that kernel's direct map looks like, and the image's own
+ * page tables come back with them: every block out of the direct map, as
+ * at the time of the copy.
+ *
+ * /proc/kcore.  The module area is read page by page through vread_iter().
+ * A page without a direct-map entry there is the cache's, mapped in the
+ * module area by an arena or for execmem; vmalloc reads it through that
+ * mapping if unmapped_cache_alias_readable() says so.  The only kernel
+ * addresses at which a secret page is ever mapped are the per-CPU windows
+ * in which the cache clears pages, for the time of the clear: those read as
+ * zeroes.  A secret page read through the direct map faults and reads as
+ * zeroes in kcore's own path.
+ */
+
+#define pr_fmt(fmt) "unmapped_cache: " fmt
+
+#include <linux/mm.h>
+#include <linux/page-flags.h>
+#include <linux/pgtable.h>
+#include <linux/unmapped_cache.h>
+
+#include "internal.h"
+
+/* Pages copied through a window for hibernation, and pages left out. */
+static unsigned long uc_hibernate_copied;
+static unsigned long uc_hibernate_zeroed;
+
+void uc_hibernate_stats(unsigned long *copied, unsigned long *zeroed)
+{
+	*copied = READ_ONCE(uc_hibernate_copied);
+	*zeroed = READ_ONCE(uc_hibernate_zeroed);
+}
+
+static const void *uc_zero_page(void)
+{
+	return page_address(ZERO_PAGE(0));
+}
+
+/**
+ * unmapped_cache_hibernate_map_page() - Map a page for the hibernation image.
+ * @page: a page without a present direct-map entry.
+ *
+ * Called by the hibernation snapshot for every such page.  For a page that
+ * the cache holds, gives an address to read its contents from, which does
+ * not change the direct map and creates no writable or executable alias.
+ * Poisoned pages and secret pages read as zeroes.  Release the address with
+ * unmapped_cache_hibernate_unmap_page() before copying the next page.
+ *
+ * Context: The snapshot's copy: one CPU, interrupts off.
+ * Return: the address, or NULL if @page is not the cache's.
+ */
+const void *unmapped_cache_hibernate_map_page(struct page *page)
+{
+	struct unmapped_cache *cache;
+	bool ours;
+
+	lockdep_assert_irqs_disabled();
+	rcu_read_lock();
+	ours = uc_block_lookup(page_to_pfn(page));
+	rcu_read_unlock();
+	if (!ours)
+		return NULL;
+
+	cache = uc_none_cache_of(READ_ONCE(page->private));
+	if (PageHWPoison(page) || WARN_ON_ONCE(cache && cache->secret)) {
+		WRITE_ONCE(uc_hibernate_zeroed, uc_hibernate_zeroed + 1);
+		return uc_zero_page();
+	}
+	WRITE_ONCE(uc_hibernate_copied, uc_hibernate_copied + 1);
+	return arch_unmapped_cache_map_page_ro(page);
+}
+
+/**
+ * unmapped_cache_hibernate_unmap_page() - Undo the mapping of a page.
+ * @addr: what unmapped_cache_hibernate_map_page() returned.
+ *
+ * Context: as unmapped_cache_hibernate_map_page(), on the same CPU.
+ */
+void unmapped_cache_hibernate_unmap_page(const void *addr)
+{
+	if (addr != uc_zero_page())
+		arch_unmapped_cache_unmap_page_ro(addr);
+}
+
+/**
+ * unmapped_cache_alias_readable() - Whether a kernel mapping may be read.
+ * @addr: an address in the vmalloc or module area that maps a page without
+ *        a present direct-map entry.
+ *
+ * Such a page is the cache's.  It may be read through @addr (as
+ * /proc/kcore does, with a copy that tolerates faults) unless @addr is in
+ * one of the per-CPU windows through which the cache clears pages: those
+ * map secret pages for an instant, and only their own CPU may translate
+ * them.  Every other mapping of a cache page is of text or data that the
+ * kernel maps anyway (module memory, JIT images, trampolines).
+ *
+ * Context: Any context.
+ * Return: true if @addr may be read.
+ */
+bool unmapped_cache_alias_readable(const void *addr)
+{
+	return unmapped_cache_enabled() &&
+	       !arch_unmapped_cache_in_window((unsigned long)addr);
+}

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+# Hibernation and /proc/kcore with the cache in use.  Three boots of the
+# same initramfs guest with two disks, /dev/vda (512 MiB, for the image)
+# and /dev/vdb (8 MiB, too small for any image); devtools/check.sh
+# (sec_hibernate) runs them and checks the lines printed here.
+#
+# Boot 1 (no uc.hibernate=): what lives in the cache is set up: a test
+# module (uc_testmod_a), 100 kprobes and 16 ftrace_ops with trampolines
+# held by uc_kprobes hold=1, and 200 BPF programs held by bpf_load -H.
+# Then, each printing one UC-HIB line:
+#   before     every user works, and the bytes of the module's function and
+#              of a JIT image read through /proc/kcore are those the kernel
+#              reads through their own mappings;
+#   refused    with a secretmem mapping in use, hibernation is refused
+#              (EPERM) and everything still works; the mapping is intact;
+#   nospace    with only the small swap, the image is made (the cache's
+#              pages are copied) and then cannot be written: everything
+#              still works, nothing split;
+# and it hibernates to /dev/vda (kernel powers off).
+# Boot 2 (uc.hibernate=resume) resumes that image; boot 1's shell goes on
+# where it stopped and prints
+#   resumed    every user still works (module, kprobes and ftrace_ops, BPF
+#              test runs), kcore bytes as before, verify clean, level-2
+#              splits and DirectMap4k unchanged since "before";
+# then hibernates again.
+# Boot 3 (uc.hibernate=abort), with less memory than the image was made
+# on, loads the module (so that the booting kernel's cache holds blocks)
+# and resumes; the image is refused once its header is read ("Image
+# mismatch"), and the boot goes on:
+#   aborted    the booting kernel's cache and module still work.
+. "$UC_DIR/jobs/lib.sh"
+
+mods=$UC_DIR/modules
+image=/dev/vda
+small=/dev/vdb
+dbg=/sys/kernel/debug/unmapped_cache
+rc=0
+bad() {
+	echo "hibernate: $*"
+	rc=1
+}
+
+phase=$(sed -n 's/.*uc\.hibernate=\([a-z]*\).*/\1/p' /proc/cmdline)
+
+# hibernate_to DEV: hibernate with DEV as the only swap; the status of
+# the write to /sys/power/state (0 once resumed), its message in $hib_err.
+hibernate_to() {
+	for s in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff "$s"; done
+	mkswap "$1" > /dev/null && swapon "$1" || return 1
+	# Where the image goes (and where a resume would look: no image there).
+	cat "/sys/block/${1#/dev/}/dev" > /sys/power/resume
+	sync
+	hib_err=$( (echo disk > /sys/power/state) 2>&1)
+}
+
+# works NAME: the module, the kprobes and ftrace_ops answer, verify is
+# clean; prints one line of evidence and fails on any problem.
+works() {
+	m=$(cat /sys/kernel/debug/uc_testmod_a/run 2>&1)
+	k=$(cat /sys/kernel/debug/uc_kprobes/check 2>&1)
+	v=$(cat $dbg/verify 2>/dev/null)
+	echo "hibernate: $1: module: $m; kprobes: $k"
+	case "$m" in ok*) ;; *) return 1 ;; esac
+	case "$k" in ok*) ;; *) return 1 ;; esac
+	uc_verify "$1"
+}
+
+# kcore_same NAME ADDR HEX: the bytes at ADDR in /proc/kcore are HEX.
+kcore_same() {
+	got=$("$UC_BIN/kcore_peek" "$2" $((${#3} / 2)))
+	[ -n "$3" ] && [ "$got" = "$3" ] && return 0
+	echo "hibernate: $1 at $2: kcore has ${got:-nothing}, want ${3:-nothing}"
+	return 1
+}
+
+# kcore_check: the module's function and the first JIT image, read through
+# kcore; sets $kcore to what matched.
+kcore_check() {
+	kcore=0
+	addr=$(awk '$3 == "uc_a_run_show" { print "0x" $1; exit }' /proc/kallsyms)
+	kcore_same module "$addr" "$(cat /sys/kernel/debug/uc_testmod_a/text)" &&
+		kcore=$((kcore + 1))
+	jit=$(grep -a '^UC-BPF-JIT ' /run/tmp/bpf.out | head -1)
+	jaddr=$(echo "$jit" | sed -n 's/.* addr=\(0x[0-9a-f]*\).*/\1/p')
+	jbytes=$(echo "$jit" | sed -n 's/.* bytes=\([0-9a-f]*\).*/\1/p')
+	kcore_same jit "$jaddr" "$jbytes" && kcore=$((kcore + 1))
+	[ $kcore -eq 2 ]
+}
+
+if [ "$phase" = resume ]; then
+	echo "UC-HIB phase=resume image=$image"
+	cat /sys/block/vda/dev > /sys/power/resume
+	# A resumed image goes on in boot 1's shell; only a failure gets here.
+	echo "hibernate: no image was resumed"
+	exit 1
+fi
+
+if [ "$phase" = abort ]; then
+	insmod "$mods/uc_testmod_a.ko" || exit 1
+	held=$(uc_stat 'blocks held')
+	echo "UC-HIB phase=abort image=$image held=$held"
+	cat /sys/block/vda/dev > /sys/power/resume
+	failed=$(dmesg | grep -c 'Failed to load image')
+	m=$(cat /sys/kernel/debug/uc_testmod_a/run 2>&1)
+	"$UC_BIN/bpf_load" -n 50 > /run/tmp/bpf-abort.out 2>&1
+	b=$?
+	ok=1
+	case "$m" in ok*) ;; *) ok=0 ;; esac
+	[ "$failed" -ge 1 ] && [ "$held" -gt 0 ] && [ $b -eq 0 ] || ok=0
+	uc_verify aborted || ok=0
+	echo "UC-HIB step=aborted load_failed=$failed held_before=$held module=$m bpf_rc=$b $(uc_snapshot | tr '\n' ' ')ok=$ok"
+	[ $ok -eq 1 ]
+	exit
+fi
+
+# Boot 1.
+echo 0 > /sys/power/image_size
+echo shutdown > /sys/power/disk
+insmod "$mods/uc_testmod_a.ko" || exit 1
+insmod "$mods/uc_kprobes.ko" hold=1 nr_kprobes=100 || exit 1
+"$UC_BIN/bpf_load" -n 200 -H /run/tmp/bpf.ready > /run/tmp/bpf.out 2>&1 &
+bpf=$!
+i=0
+while [ ! -e /run/tmp/bpf.ready ] && [ $i -lt 300 ] && kill -0 $bpf 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+[ -e /run/tmp/bpf.ready ] || { cat /run/tmp/bpf.out; echo "hibernate: bpf_load not ready"; exit 1; }
+
+before=$(uc_snapshot | tr '\n' ' ')
+l2=$(vmstat direct_map_level2_splits)
+dm4k=$(meminfo DirectMap4k)
+ok=1
+works before || ok=0
+kcore_check || ok=0
+echo "UC-HIB step=before kcore_matches=$kcore $before ok=$ok"
+[ $ok -eq 1 ] || rc=1
+
+# Secret memory in use: refused, as stock does for secretmem.
+"$UC_BIN/secretmem_fault" --hold /run/tmp/secret.ready 64 > /run/tmp/secret.out 2>&1 &
+secret=$!
+i=0
+while [ ! -e /run/tmp/secret.ready ] && [ $i -lt 60 ] && kill -0 $secret 2>/dev/null; do
+	sleep 1
+	i=$((i + 1))
+done
+ok=1
+hibernate_to $image
+hrc=$?
+works refused || ok=0
+kill -TERM $secret
+wait $secret
+src=$?
+[ $hrc -ne 0 ] && [ $src -eq 0 ] || ok=0
+case "$hib_err" in *"not permitted"*) ;; *) ok=0 ;; esac
+echo "UC-HIB step=refused status=$hrc error='$hib_err' secret_rc=$src secret='$(tr -d '\n' < /run/tmp/secret.out)' ok=$ok"
+[ $ok -eq 1 ] || rc=1
+
+# The image is made, then does not fit: hibernation fails after the copy.
+copied=$(uc_stat 'pages copied for hibernation')
+left=$(uc_stat 'pages left out of hibernation')
+ok=1
+hibernate_to $small
+hrc=$?
+works nospace || ok=0
+copied2=$(uc_stat 'pages copied for hibernation')
+left2=$(uc_stat 'pages left out of hibernation')
+nl2=$(vmstat direct_map_level2_splits)
+[ $hrc -ne 0 ] && [ "$copied2" -gt "$copied" ] && [ "$left2" -eq "$left" ] &&
+	[ "$nl2" -eq "$l2" ] || ok=0
+echo "UC-HIB step=nospace status=$hrc error='$hib_err' copied=+$((copied2 - copied)) left_out=+$((left2 - left)) l2=$l2:$nl2 ok=$ok"
+[ $ok -eq 1 ] || rc=1
+
+# Hibernate for real.  The next line is boot 1's last (it is printed as a
+# result so that this boot's log is complete); after the resume, this
+# shell goes on in boot 2.
+echo "UC-RESULT rc=$rc (hibernating; the job goes on after the resume)"
+hibernate_to $image
+hrc=$?
+ok=1
+[ $hrc -eq 0 ] || ok=0
+works resumed || ok=0
+kcore_check || ok=0
+kill -USR1 $bpf
+wait $bpf
+brc=$?
+held=$(grep -a '^UC-BPF-HOLD ' /run/tmp/bpf.out)
+[ $brc -eq 0 ] || ok=0
+after=$(uc_snapshot | tr '\n' ' ')
+nl2=$(vmstat direct_map_level2_splits)
+ndm4k=$(meminfo DirectMap4k)
+[ "$nl2" -eq "$l2" ] && [ "$ndm4k" -eq "$dm4k" ] || ok=0
+echo "UC-HIB step=resumed status=$hrc error='$hib_err' kcore_matches=$kcore bpf_rc=$brc ${held:-no UC-BPF-HOLD line} l2=$l2:$nl2 dm4k=$dm4k:$ndm4k $after ok=$ok"
+[ $ok -eq 1 ] || rc=1
+rmmod uc_kprobes || bad "cannot unload uc_kprobes"
+rmmod uc_testmod_a || bad "cannot unload uc_testmod_a"
+
+# A second image, which boot 3 (another memory size) must refuse.
+echo "UC-RESULT rc=$rc (hibernating again, for the aborted resume)"
+hibernate_to $image
+echo "hibernate: the second hibernation returned ($hib_err)"
+exit 1
