@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -154,6 +155,9 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 	if (cache->perm == UNMAPPED_CACHE_NONE)
 		uc_none_cache_del(cache);
 	mutex_unlock(&uc_caches_lock);
+	/* unmapped_cache_secret_active() may still be reading its counts. */
+	if (cache->perm == UNMAPPED_CACHE_NONE)
+		synchronize_rcu();
 	free_percpu(cache->count);
 	kfree(cache);
 }
@@ -497,17 +501,24 @@ struct unmapped_cache *uc_none_cache_of(unsigned long tag)
 	return NULL;
 }
 
+/*
+ * The NONE caches are read without uc_caches_lock (hibernation asks with
+ * interrupts off): unmapped_cache_destroy() waits for a grace period
+ * between taking a NONE cache out of uc_none_caches[] and freeing it.
+ */
 bool unmapped_cache_secret_active(void)
 {
+	bool active = false;
 	int i;
 
-	for (i = 0; i < UC_NONE_CACHES; i++) {
+	rcu_read_lock();
+	for (i = 0; i < UC_NONE_CACHES && !active; i++) {
 		struct unmapped_cache *cache = READ_ONCE(uc_none_caches[i]);
 
-		if (cache && cache->secret && uc_cache_live(cache, true) > 0)
-			return true;
+		active = cache && cache->secret && uc_cache_live(cache, true) > 0;
 	}
-	return false;
+	rcu_read_unlock();
+	return active;
 }
 
 /**
