@@ -345,9 +345,14 @@ sec_hibernate() {
 		fi
 	fi
 	line=$(hib before)
-	case "$line" in *kcore_matches=2*ok=1)
-		pass "guest: module, kprobes, ftrace_ops and BPF in the cache work; /proc/kcore shows the module's text and a JIT image as their own mappings do ($line)" ;;
+	case "$line" in *kcore_matches=3\ jit_in_cache=[12]*ok=1)
+		pass "guest: module, kprobes, ftrace_ops and BPF in the cache work; /proc/kcore shows the module's text and two JIT images (at least one in the ROX arena) as their own mappings do ($line)" ;;
 	*)	fail "guest: hibernation, before: ${line:-no line} (logs: $logs-*.log)" ;;
+	esac
+	line=$(grep -ah '^UC-HIB text ' "$logs"-1.log | head -1 | tr -d '\r')
+	case "$line" in *kprobes_pages=[1-9]*ftrace_pages=[1-9]*module_area_exec_kb_2m=[1-9]*)
+		pass "guest: kprobe instruction pages and ftrace trampolines come from ROX caches, and module-area text is mapped by 2M entries ($line)" ;;
+	*)	fail "guest: text in the ROX arena: ${line:-no line} (log: $logs-1.log)" ;;
 	esac
 	line=$(hib refused)
 	case "$line" in *ok=1)
@@ -360,7 +365,7 @@ sec_hibernate() {
 	*)	fail "guest: hibernation without space: ${line:-no line}" ;;
 	esac
 	line=$(hib resumed)
-	case "$line" in *"status=0 "*kcore_matches=2*"UC-BPF-HOLD progs=200 runs=200 bad=0"*ok=1)
+	case "$line" in *"status=0 "*kcore_matches=3\ jit_in_cache=[12]*"UC-BPF-HOLD progs=600 runs=600 bad=0"*ok=1)
 		pass "guest: after resume, module, kprobes, ftrace_ops and BPF test runs work, kcore matches, verify clean, level-2 splits and DirectMap4k unchanged ($line)" ;;
 	*)	fail "guest: hibernation, resumed: ${line:-no line}" ;;
 	esac

@@ -234,12 +234,16 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
 void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
 
 /**
- * arch_unmapped_cache_fill() - Set RO or ROX memory of the cache to a byte.
- * @dst: destination, in a mapping without write permission.
+ * arch_unmapped_cache_fill() - Set free RO or ROX memory of the cache to a byte.
+ * @dst: destination, in a mapping without write permission, that nobody
+ *       uses or executes (a chunk being freed or handed out).
  * @c:   the byte.
  * @len: bytes.
  *
- * Like arch_unmapped_cache_write().  Context: process context; may sleep.
+ * Through a writable mapping that only this CPU sees, a page at a time,
+ * with interrupts off; takes no lock that an owner of text may hold
+ * (text_mutex on x86), so owners may free with it held.
+ * Context: process context.
  */
 void arch_unmapped_cache_fill(void *dst, int c, size_t len);
 

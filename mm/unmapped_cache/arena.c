@@ -25,7 +25,9 @@
  * A block enters the arena zeroed, except for ROX blocks, which are filled
  * with INT3 before they leave the direct map.  A freed chunk is scrubbed
  * before it goes back into the tree: ROX with INT3 and RO with zeroes,
- * both through text_poke (no writable alias of the memory ever exists), RW
+ * both through a writable mapping only the freeing CPU sees, a page at a
+ * time with interrupts off (arch_unmapped_cache_fill(): no lock, so an
+ * owner may free with text_mutex held), RW
  * with zeroes through its own mapping, NONE through mappings only the
  * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single pages are
  * scrubbed the same way before they go into a magazine (cache.c).  So the
@@ -589,8 +591,8 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
  * the middle of a chunk, a wrong size or a wrong owner is refused with a
  * warning and the arena is left as it was.
  *
- * Context: Process context for RO and ROX arenas (the scrub goes through
- * text_poke, which takes a mutex); any context for the others.
+ * Context: Process context for RO and ROX arenas; any context for the
+ * others.
  * Return: 0, or -EINVAL for a refused free.
  */
 int uc_arena_free(struct uc_arena *arena, unsigned long addr,

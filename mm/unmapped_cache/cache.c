@@ -312,8 +312,8 @@ void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
  * into the middle of a chunk, a second free, a wrong size or the wrong
  * cache is refused with a warning; nothing is freed then.
  *
- * Context: Process context for RO and ROX caches (the scrub writes through
- * text_poke); any context for RW.
+ * Context: Process context for RO and ROX caches (text_mutex may be held:
+ * the scrub takes no lock); any context for RW.
  */
 void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 {

@@ -152,11 +152,6 @@ void arch_unmapped_cache_write(void *dst, const void *src, size_t len)
 	text_poke_copy(dst, src, len);
 }
 
-void arch_unmapped_cache_fill(void *dst, int c, size_t len)
-{
-	text_poke_set(dst, c, len);
-}
-
 /*
  * Clearing pages that have no kernel mapping (NONE arena pages on their way
  * back from an owner).
@@ -229,6 +224,34 @@ void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr)
 void arch_unmapped_cache_clear_page(struct page *page)
 {
 	arch_unmapped_cache_clear_pages(&page, 1);
+}
+
+/*
+ * Freed RO and ROX chunks are filled (with INT3 or zeroes) through the
+ * first slot of the same window, page by page: the chunk belongs to nobody
+ * and nothing can be executing it, so unlike arch_unmapped_cache_write()
+ * this needs no text_mutex, and the owners may free with text_mutex held
+ * (the kprobe optimizer frees instruction pages so).  The writable alias
+ * exists only on this CPU, with interrupts off, for one page at a time.
+ */
+void arch_unmapped_cache_fill(void *dst, int c, size_t len)
+{
+	unsigned long addr = (unsigned long)dst, flags, base;
+	size_t off, n;
+	pte_t *pte;
+
+	for (; len; len -= n, addr += n) {
+		off = offset_in_page(addr);
+		n = min_t(size_t, len, PAGE_SIZE - off);
+		local_irq_save(flags);
+		base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
+		pte = this_cpu_ptr(uc_clear_pte)[0];
+		set_pte(pte, mk_pte(vmalloc_to_page((void *)addr), PAGE_KERNEL));
+		memset((void *)(base + off), c, n);
+		pte_clear(&init_mm, base, pte);
+		flush_tlb_one_kernel(base);
+		local_irq_restore(flags);
+	}
 }
 
 /*

@@ -25,15 +25,17 @@
  * test that hibernates or inspects the kernel meanwhile.  The reload rounds
  * are skipped unless -r is given too, and the loader exits 1 right after
  * the UC-BPF line if anything failed so far.  Otherwise it prints, for the
- * program in slot 0 (the first one loaded, unless a reload round replaced
- * it), the address and the start of its JITed image as
+ * programs in the first and the last slot (the first and the last one
+ * loaded, unless a reload round replaced them: the first may share a pack
+ * with programs the kernel loaded at boot, the last is in the newest
+ * pack), the address and the start of its JITed image as
  * BPF_OBJ_GET_INFO_BY_FD reports them (which needs kptr_restrict to allow
  * raw dumps):
  *
- * UC-BPF-JIT addr=0x<jited_ksyms[0]> len=<jited_prog_len>
+ * UC-BPF-JIT prog=<slot> addr=0x<jited_ksyms[0]> len=<jited_prog_len>
  *	bytes=<first min(64, len) bytes of the image, in hex>
  *
- * (all on one line), creates the empty FILE to tell the caller that it is
+ * (one line each), creates the empty FILE to tell the caller that it is
  * ready, and waits for SIGUSR1.  Then it test-runs every live program once
  * more, checks the retval as before and prints
  *
@@ -305,7 +307,7 @@ static void print_jit(struct prog *p, unsigned int idx)
 		exit(1);
 	}
 
-	printf("UC-BPF-JIT addr=0x%llx len=%u bytes=",
+	printf("UC-BPF-JIT prog=%u addr=0x%llx len=%u bytes=", idx,
 	       (unsigned long long)ksym, len);
 	for (i = 0; i < len && i < JIT_DUMP; i++)
 		printf("%02x", img[i]);
@@ -337,6 +339,8 @@ static int hold(struct prog *progs, unsigned int nprogs, const char *ready,
 	int sig, err, r;
 
 	print_jit(&progs[0], 0);
+	if (nprogs > 1)
+		print_jit(&progs[nprogs - 1], nprogs - 1);
 	/* The caller may read stdout as soon as @ready exists. */
 	if (fflush(stdout)) {
 		fprintf(stderr, "stdout: %s\n", strerror(errno));

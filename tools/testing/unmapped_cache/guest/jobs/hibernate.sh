@@ -6,7 +6,7 @@
 #
 # Boot 1 (no uc.hibernate=): what lives in the cache is set up: a test
 # module (uc_testmod_a), 100 kprobes and 16 ftrace_ops with trampolines
-# held by uc_kprobes hold=1, and 200 BPF programs held by bpf_load -H.
+# held by uc_kprobes hold=1, and 600 BPF programs held by bpf_load -H.
 # Then, each printing one UC-HIB line:
 #   before     every user works, and the bytes of the module's function and
 #              of a JIT image read through /proc/kcore are those the kernel
@@ -73,18 +73,35 @@ kcore_same() {
 	return 1
 }
 
-# kcore_check: the module's function and the first JIT image, read through
-# kcore; sets $kcore to what matched.
+# in_rox_pmd ADDR: ADDR is inside an executable 2M mapping of the module
+# area (a block of the cache's ROX arena).
+in_rox_pmd() {
+	a=$(($1))
+	awk '/---\[ Modules \]---/ { m = 1; next } /---\[ End Modules \]---/ { m = 0 }
+		m && / x  pmd$/ { split($1, r, "-"); print r[1], r[2] }' \
+		/sys/kernel/debug/page_tables/kernel |
+	while read -r s e; do
+		[ $a -ge $((s)) ] && [ $a -lt $((e)) ] && echo in
+	done | grep -q in
+}
+
+# kcore_check: the module's function and the JIT images bpf_load printed
+# (its first and last program), read through kcore; sets $kcore to how
+# many matched and $jit_in_cache to how many of the images are in the
+# cache's ROX arena (the first one may share a pack that the kernel
+# allocated at boot, before the cache was up).
 kcore_check() {
 	kcore=0
+	jit_in_cache=0
 	addr=$(awk '$3 == "uc_a_run_show" { print "0x" $1; exit }' /proc/kallsyms)
 	kcore_same module "$addr" "$(cat /sys/kernel/debug/uc_testmod_a/text)" &&
 		kcore=$((kcore + 1))
-	jit=$(grep -a '^UC-BPF-JIT ' /run/tmp/bpf.out | head -1)
-	jaddr=$(echo "$jit" | sed -n 's/.* addr=\(0x[0-9a-f]*\).*/\1/p')
-	jbytes=$(echo "$jit" | sed -n 's/.* bytes=\([0-9a-f]*\).*/\1/p')
-	kcore_same jit "$jaddr" "$jbytes" && kcore=$((kcore + 1))
-	[ $kcore -eq 2 ]
+	for j in $(sed -n 's/^UC-BPF-JIT .* addr=\(0x[0-9a-f]*\) .* bytes=\([0-9a-f]*\).*/\1:\2/p' \
+		   /run/tmp/bpf.out); do
+		kcore_same jit "${j%%:*}" "${j#*:}" && kcore=$((kcore + 1))
+		in_rox_pmd "${j%%:*}" && jit_in_cache=$((jit_in_cache + 1))
+	done
+	[ $kcore -eq 3 ] && [ $jit_in_cache -ge 1 ]
 }
 
 if [ "$phase" = resume ]; then
@@ -118,7 +135,7 @@ echo 0 > /sys/power/image_size
 echo shutdown > /sys/power/disk
 insmod "$mods/uc_testmod_a.ko" || exit 1
 insmod "$mods/uc_kprobes.ko" hold=1 nr_kprobes=100 || exit 1
-"$UC_BIN/bpf_load" -n 200 -H /run/tmp/bpf.ready > /run/tmp/bpf.out 2>&1 &
+"$UC_BIN/bpf_load" -n 600 -H /run/tmp/bpf.ready > /run/tmp/bpf.out 2>&1 &
 bpf=$!
 i=0
 while [ ! -e /run/tmp/bpf.ready ] && [ $i -lt 300 ] && kill -0 $bpf 2>/dev/null; do
@@ -127,13 +144,31 @@ while [ ! -e /run/tmp/bpf.ready ] && [ $i -lt 300 ] && kill -0 $bpf 2>/dev/null;
 done
 [ -e /run/tmp/bpf.ready ] || { cat /run/tmp/bpf.out; echo "hibernate: bpf_load not ready"; exit 1; }
 
+# Where the text lives: pages of the kprobes and ftrace caches (ROX
+# arena), and the executable mappings of the module area by level
+# (CONFIG_PTDUMP_DEBUGFS), in kB.
+cache_pages() {
+	awk -v n="$1" '$1 == n { sub(/pages=/, "", $4); print $4; f = 1 }
+		END { if (!f) print 0 }' $dbg/caches
+}
+exec_kb() {
+	awk -v l="$1" '/---\[ Modules \]---/ { m = 1; next } /---\[ End Modules \]---/ { m = 0 }
+		m && $NF == l && / x  [a-z]+$/ {
+			n = $2; u = substr(n, length(n)); n += 0
+			s += u == "G" ? n * 1048576 : u == "M" ? n * 1024 : n
+		} END { print s + 0 }' /sys/kernel/debug/page_tables/kernel
+}
+echo "UC-HIB text kprobes_pages=$(cache_pages kprobes) ftrace_pages=$(cache_pages ftrace)" \
+     "bpf_pages=$(cache_pages bpf_prog_pack) module_area_exec_kb_2m=$(exec_kb pmd)" \
+     "module_area_exec_kb_4k=$(exec_kb pte)"
+
 before=$(uc_snapshot | tr '\n' ' ')
 l2=$(vmstat direct_map_level2_splits)
 dm4k=$(meminfo DirectMap4k)
 ok=1
 works before || ok=0
 kcore_check || ok=0
-echo "UC-HIB step=before kcore_matches=$kcore $before ok=$ok"
+echo "UC-HIB step=before kcore_matches=$kcore jit_in_cache=$jit_in_cache $before ok=$ok"
 [ $ok -eq 1 ] || rc=1
 
 # Secret memory in use: refused, as stock does for secretmem.
@@ -190,7 +225,7 @@ after=$(uc_snapshot | tr '\n' ' ')
 nl2=$(vmstat direct_map_level2_splits)
 ndm4k=$(meminfo DirectMap4k)
 [ "$nl2" -eq "$l2" ] && [ "$ndm4k" -eq "$dm4k" ] || ok=0
-echo "UC-HIB step=resumed status=$hrc error='$hib_err' kcore_matches=$kcore bpf_rc=$brc ${held:-no UC-BPF-HOLD line} l2=$l2:$nl2 dm4k=$dm4k:$ndm4k $after ok=$ok"
+echo "UC-HIB step=resumed status=$hrc error='$hib_err' kcore_matches=$kcore jit_in_cache=$jit_in_cache bpf_rc=$brc ${held:-no UC-BPF-HOLD line} l2=$l2:$nl2 dm4k=$dm4k:$ndm4k $after ok=$ok"
 [ $ok -eq 1 ] || rc=1
 rmmod uc_kprobes || bad "cannot unload uc_kprobes"
 rmmod uc_testmod_a || bad "cannot unload uc_testmod_a"
