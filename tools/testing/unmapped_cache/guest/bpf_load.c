@@ -254,24 +254,32 @@ static int run_prog(struct prog *p, unsigned int idx, int may_fail)
  * first bytes, as BPF_OBJ_GET_INFO_BY_FD copies them.  A first call learns
  * the sizes, a second one fetches the image and the address.
  */
-static void print_jit(struct prog *p, unsigned int idx)
+/* BPF_OBJ_GET_INFO_BY_FD of @p into @info (which says what to fetch). */
+static void get_info(struct prog *p, unsigned int idx,
+		     struct bpf_prog_info *info)
 {
-	struct bpf_prog_info info;
 	union bpf_attr attr;
-	uint64_t ksym = 0;
-	unsigned char *img;
-	uint32_t len, i;
 
-	memset(&info, 0, sizeof(info));
 	memset(&attr, 0, sizeof(attr));
 	attr.info.bpf_fd = p->fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (uintptr_t)&info;
+	attr.info.info_len = sizeof(*info);
+	attr.info.info = (uintptr_t)info;
 	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
 		fprintf(stderr, "BPF_OBJ_GET_INFO_BY_FD prog %u: %s\n",
 			idx, strerror(errno));
 		exit(1);
 	}
+}
+
+static void print_jit(struct prog *p, unsigned int idx)
+{
+	struct bpf_prog_info info;
+	uint64_t ksym = 0;
+	unsigned char *img;
+	uint32_t len, i;
+
+	memset(&info, 0, sizeof(info));
+	get_info(p, idx, &info);
 	len = info.jited_prog_len;
 	if (!len || !info.nr_jited_ksyms) {
 		fprintf(stderr, "prog %u: jited_prog_len %u, nr_jited_ksyms %u\n",
@@ -289,15 +297,7 @@ static void print_jit(struct prog *p, unsigned int idx)
 	info.jited_ksyms = (uintptr_t)&ksym;
 	info.jited_prog_len = len;
 	info.jited_prog_insns = (uintptr_t)img;
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = p->fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (uintptr_t)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
-		fprintf(stderr, "BPF_OBJ_GET_INFO_BY_FD prog %u: %s\n",
-			idx, strerror(errno));
-		exit(1);
-	}
+	get_info(p, idx, &info);
 	/* Without raw dumps allowed, the kernel zeroes both pointers. */
 	if (!ksym || !info.jited_ksyms || !info.jited_prog_insns ||
 	    info.jited_prog_len != len) {

@@ -53,6 +53,17 @@ hibernate_to() {
 	hib_err=$( (echo disk > /sys/power/state) 2>&1)
 }
 
+# wait_ready FILE PID SECONDS: wait until the process PID created FILE
+# (it is holding what it set up); fails if it died or took too long.
+wait_ready() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt "$3" ] && kill -0 "$2" 2>/dev/null; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
 # works NAME: the module, the kprobes and ftrace_ops answer, verify is
 # clean; prints one line of evidence and fails on any problem.
 works() {
@@ -137,12 +148,8 @@ insmod "$mods/uc_testmod_a.ko" || exit 1
 insmod "$mods/uc_kprobes.ko" hold=1 nr_kprobes=100 || exit 1
 "$UC_BIN/bpf_load" -n 600 -H /run/tmp/bpf.ready > /run/tmp/bpf.out 2>&1 &
 bpf=$!
-i=0
-while [ ! -e /run/tmp/bpf.ready ] && [ $i -lt 300 ] && kill -0 $bpf 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
-[ -e /run/tmp/bpf.ready ] || { cat /run/tmp/bpf.out; echo "hibernate: bpf_load not ready"; exit 1; }
+wait_ready /run/tmp/bpf.ready $bpf 300 ||
+	{ cat /run/tmp/bpf.out; echo "hibernate: bpf_load not ready"; exit 1; }
 
 # Where the text lives: pages of the kprobes and ftrace caches (ROX
 # arena), and the executable mappings of the module area by level
@@ -174,11 +181,7 @@ echo "UC-HIB step=before kcore_matches=$kcore jit_in_cache=$jit_in_cache $before
 # Secret memory in use: refused, as stock does for secretmem.
 "$UC_BIN/secretmem_fault" --hold /run/tmp/secret.ready 64 > /run/tmp/secret.out 2>&1 &
 secret=$!
-i=0
-while [ ! -e /run/tmp/secret.ready ] && [ $i -lt 60 ] && kill -0 $secret 2>/dev/null; do
-	sleep 1
-	i=$((i + 1))
-done
+wait_ready /run/tmp/secret.ready $secret 60
 ok=1
 hibernate_to $image
 hrc=$?
