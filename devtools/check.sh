@@ -421,7 +421,7 @@ sec_callers() {
 		fi
 		# The kernel's own tests; the detail is memfd_secret's kselftest
 		# totals and test_bpf's first summary line.
-		for t in memfd_secret test_bpf test_static_keys+test_module; do
+		for t in memfd_secret test_bpf test_static_keys+test_module kprobes_test livepatch orc_module_stack; do
 			case $t in
 			memfd_secret) detail=$(grep -ao '^# Totals:.*' "$log" | head -1) ;;
 			test_bpf) detail=$(grep -ao 'test_bpf: Summary:.*' "$log" | head -1) ;;
@@ -453,10 +453,12 @@ sec_callers() {
 		fail "guest: block verification after the workloads (log: $log): $(echo "$verify" | grep 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]' | head -3)"
 	fi
 	# The same check while each test module is loaded, so that it sees live
-	# module text in the execmem mappings.
-	loaded=$(grep -ac 'UC-VERIFY name=modules-loaded-[abc] .* vmap_exec=[1-9][0-9]* vmap_dm_present=0 vmap_wx=0' "$log")
+	# module text, rodata and data in the module caches' blocks (and the
+	# ro_after_init section in an execmem mapping).
+	loaded=$(grep -a 'UC-VERIFY name=modules-loaded-[abc] .* blocks=[1-9].* vmap_dm_present=0 vmap_wx=0' "$log" |
+		grep -vc 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]')
 	if [ "$loaded" -eq 3 ]; then
-		pass "guest: while each of 3 test modules is loaded, its execmem pages are never writable and executable and have no direct-map entry ($(grep -a 'UC-VERIFY name=modules-loaded-c' "$log" | tr -d '\r' | sed 's/.*\(vmaps=\)/\1/'))"
+		pass "guest: while each of 3 test modules is loaded, no page of the cache is writable and executable, RO/ROX pages are not writable, RW pages not executable, and none has a direct-map entry ($(grep -a 'UC-VERIFY name=modules-loaded-c' "$log" | tr -d '\r' | sed 's/.*UC-VERIFY //'))"
 	else
 		fail "guest: verify with the modules loaded: $loaded of 3 clean UC-VERIFY lines (log: $log)"
 	fi

@@ -84,6 +84,19 @@ bool unmapped_cache_enabled(void);
  */
 bool unmapped_cache_secret_active(void);
 
+/**
+ * unmapped_cache_holds_pfn() - Whether a page frame is in a block of the cache.
+ * @pfn: page frame number.
+ *
+ * For code that finds a page without a direct-map entry and must know
+ * whether the cache took that entry away (x86 CPA then leaves the alias
+ * alone: the cache restores it when it gives the block back).
+ *
+ * Context: Any context.
+ * Return: true while @pfn lies in a 2M block that the cache holds.
+ */
+bool unmapped_cache_holds_pfn(unsigned long pfn);
+
 struct unmapped_cache *unmapped_cache_create(const char *name,
 					     enum unmapped_cache_perm perm);
 void unmapped_cache_destroy(struct unmapped_cache *cache);
@@ -227,9 +240,10 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
  * @src: source.
  * @len: bytes.
  *
- * Writes through a temporary mapping (text_poke on x86), so that no
- * writable alias of the memory is ever visible to other CPUs.
- * Context: process context; may sleep.
+ * Writes through a temporary mapping that only this CPU sees, a page at a
+ * time with interrupts off, so that no writable alias of the memory is
+ * ever visible to other CPUs.  For memory that is not live; takes no lock.
+ * Context: any context but NMI.
  */
 void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
 
@@ -327,6 +341,7 @@ static inline bool unmapped_cache_should_fail_direct_map(void) { return false; }
 
 static inline bool unmapped_cache_enabled(void) { return false; }
 static inline bool unmapped_cache_secret_active(void) { return false; }
+static inline bool unmapped_cache_holds_pfn(unsigned long pfn) { return false; }
 
 static inline struct unmapped_cache *
 unmapped_cache_create(const char *name, enum unmapped_cache_perm perm)

@@ -369,6 +369,49 @@ static void block_alias_permission_change_does_not_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *(unsigned long *)page3, 0);
 }
 
+/*
+ * Positive control of the case above: CPA leaves a not-present direct-map
+ * alias alone only when the cache holds the page.  A page of the page
+ * allocator taken out of the direct map by somebody else still has its
+ * alias changed with the primary mapping: set_memory_rw() through a
+ * vmap() of it sets _PAGE_RW on the not-present direct-map entry, as
+ * stock CPA does (set_direct_map_invalid_noflush() had cleared it).
+ */
+static void block_alias_of_a_foreign_page_is_still_changed(struct kunit *test)
+{
+	struct unmapped_cache_entry e;
+	struct page *page;
+	unsigned long dm;
+	void *vaddr;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	dm = (unsigned long)page_address(page);
+	KUNIT_EXPECT_FALSE(test, unmapped_cache_holds_pfn(page_to_pfn(page)));
+	if (set_direct_map_invalid_noflush(page)) {
+		__free_page(page);
+		KUNIT_FAIL(test, "set_direct_map_invalid_noflush() failed");
+		return;
+	}
+	flush_tlb_kernel_range(dm, dm + PAGE_SIZE);
+	arch_unmapped_cache_lookup(dm, &e);
+	KUNIT_EXPECT_FALSE(test, e.present);
+	KUNIT_EXPECT_FALSE(test, e.writable);
+
+	vaddr = vmap(&page, 1, VM_MAP, PAGE_KERNEL_RO);
+	KUNIT_EXPECT_NOT_NULL(test, vaddr);
+	if (vaddr) {
+		KUNIT_EXPECT_EQ(test, set_memory_rw((unsigned long)vaddr, 1), 0);
+		arch_unmapped_cache_lookup(dm, &e);
+		KUNIT_EXPECT_FALSE(test, e.present);
+		KUNIT_EXPECT_TRUE_MSG(test, e.writable,
+				      "CPA skipped the alias of a page the cache does not hold");
+		vunmap(vaddr);
+	}
+	KUNIT_EXPECT_EQ(test, set_direct_map_default_noflush(page), 0);
+	__free_page(page);
+}
+
 /* A block owned by somebody else, or with a page still in use, stays. */
 static void block_release_refuses_foreign_and_busy(struct kunit *test)
 {
@@ -1683,6 +1726,7 @@ static struct kunit_case uc_block_test_cases[] = {
 	KUNIT_CASE(block_cycles_do_not_split),
 	KUNIT_CASE(block_release_refuses_foreign_and_busy),
 	KUNIT_CASE(block_alias_permission_change_does_not_split),
+	KUNIT_CASE(block_alias_of_a_foreign_page_is_still_changed),
 	KUNIT_CASE(block_grab_alloc_failure_is_clean),
 	KUNIT_CASE(block_grab_unmap_failure_is_clean),
 	{}

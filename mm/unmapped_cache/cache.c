@@ -521,6 +521,16 @@ bool unmapped_cache_secret_active(void)
 	return active;
 }
 
+bool unmapped_cache_holds_pfn(unsigned long pfn)
+{
+	bool held;
+
+	rcu_read_lock();
+	held = uc_block_lookup(pfn);
+	rcu_read_unlock();
+	return held;
+}
+
 /**
  * __unmapped_cache_take_freed_page() - Take back a NONE page on its final put.
  * @page: an order-0 page whose reference count dropped to zero, on its way
@@ -626,10 +636,13 @@ bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
  * @len:   bytes; [@dst, @dst + @len) must not leave the chunk.
  *
  * The only way to write RO and ROX chunks: the copy goes through a
- * temporary mapping that only this CPU sees, so no writable alias of the
- * memory ever exists.  RW chunks are copied into directly.
+ * temporary mapping that only this CPU sees, one page at a time with
+ * interrupts off, so no writable alias of the memory is ever visible to
+ * another CPU.  RW chunks are copied into directly.  This is for memory
+ * that is not live yet (or no longer); code that may be running is changed
+ * with text_poke() and friends.
  *
- * Context: Process context; may sleep.
+ * Context: Any context but NMI; does not sleep and takes no sleeping lock.
  * Return: 0, or -EINVAL if the range is not inside one live chunk of
  * @cache (with a warning), -EOPNOTSUPP for a NONE cache.
  */

@@ -447,6 +447,7 @@ struct unmapped_cache *uc_none_cache_of(unsigned long tag);
 void uc_hibernate_stats(unsigned long *copied, unsigned long *zeroed);
 int uc_vmap_init(void);
 long uc_vmap_stat_pages(void);
+void uc_vmap_purge(void);
 int uc_shrinker_init(void);
 void uc_reap_init(void);
 unsigned long uc_reap(void);

@@ -128,6 +128,7 @@ unsigned long uc_drain(void)
 {
 	unsigned long blocks;
 
+	uc_vmap_purge();
 	uc_mag_drain();
 	blocks = uc_shrink_all(NUMA_NO_NODE, 0, ULONG_MAX, false);
 	/* Blocks whose release waits for a page: those free by now go too. */
@@ -192,6 +193,7 @@ unsigned long uc_reap(void)
 
 static void uc_reap_fn(struct work_struct *work)
 {
+	uc_vmap_purge();
 	uc_reap();
 	uc_reap_schedule();
 }

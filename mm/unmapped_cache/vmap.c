@@ -30,6 +30,8 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
+#include <asm/tlbflush.h>
+
 #include "../internal.h"
 #include "internal.h"
 
@@ -39,11 +41,13 @@
 /**
  * struct uc_vmap - One mapping made by unmapped_cache_vmap().
  * @area:     its reservation of virtual space.
+ * @node:     in uc_vmap_deferred once unmapped, until the TLB flush.
  * @nr_pages: pages mapped.
  * @pages:    the pages, from uc_vmap_cache.
  */
 struct uc_vmap {
 	struct vm_struct *area;
+	struct list_head node;
 	unsigned int nr_pages;
 	struct page *pages[] __counted_by(nr_pages);
 };
@@ -58,6 +62,51 @@ static void uc_vmap_free_pages(struct uc_vmap *vm, unsigned int nr)
 	while (nr--)
 		unmapped_cache_free_page(uc_vmap_cache, vm->pages[nr]);
 	kvfree(vm);
+}
+
+/*
+ * Freed mappings are unmapped at once, but the TLB flush that must come
+ * before their pages and virtual space have a new owner is done for up to
+ * UC_VMAP_DEFER of them at a time (and by the reaper and uc_drain()): one
+ * flush of every CPU's TLB per batch instead of one per free.  Until then
+ * a CPU may still hold a stale read-only translation of a page, which
+ * nobody uses (the owner freed it) and which still belongs to nobody else.
+ */
+#define UC_VMAP_DEFER	32
+
+static LIST_HEAD(uc_vmap_deferred);
+static DEFINE_SPINLOCK(uc_vmap_defer_lock);
+static unsigned int uc_vmap_nr_deferred;
+
+/**
+ * uc_vmap_purge() - Flush the TLBs and free the mappings waiting for it.
+ *
+ * Context: Process context; may sleep.
+ */
+void uc_vmap_purge(void)
+{
+	unsigned long start = ULONG_MAX, end = 0, addr;
+	struct uc_vmap *vm, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&uc_vmap_defer_lock);
+	list_splice_init(&uc_vmap_deferred, &list);
+	uc_vmap_nr_deferred = 0;
+	spin_unlock(&uc_vmap_defer_lock);
+	if (list_empty(&list))
+		return;
+
+	list_for_each_entry(vm, &list, node) {
+		addr = (unsigned long)vm->area->addr;
+		start = min(start, addr);
+		end = max(end, addr + ((unsigned long)vm->nr_pages << PAGE_SHIFT));
+	}
+	flush_tlb_kernel_range(start, end);
+	list_for_each_entry_safe(vm, next, &list, node) {
+		free_vm_area(vm->area);
+		atomic_long_sub(vm->nr_pages, &uc_vmap_pages);
+		uc_vmap_free_pages(vm, vm->nr_pages);
+	}
 }
 
 /**
@@ -143,8 +192,9 @@ err_pages:
  * unmapped_cache_vunmap() - Free a mapping made by unmapped_cache_vmap().
  * @addr: its start, or any other address.
  *
- * Removes the mapping, flushes it from every TLB, and gives the pages back
- * to the cache.  The permissions the owner set on the mapping disappear
+ * Removes the mapping and gives the pages back to the cache once it is
+ * flushed from every TLB, which is done for a batch of freed mappings at a
+ * time.  The permissions the owner set on the mapping disappear
  * with it; the direct map is not touched.
  *
  * Context: Process context; may sleep.
@@ -156,6 +206,7 @@ bool unmapped_cache_vunmap(const void *addr)
 	unsigned long start = (unsigned long)addr;
 	struct uc_vmap *vm;
 	unsigned int nr;
+	bool full;
 
 	if (!addr || !PAGE_ALIGNED(start))
 		return false;
@@ -165,11 +216,17 @@ bool unmapped_cache_vunmap(const void *addr)
 
 	nr = vm->nr_pages;
 	kmemleak_free(addr);
-	/* No CPU may keep a translation once the pages have a new owner. */
-	vunmap_range(start, start + ((unsigned long)nr << PAGE_SHIFT));
-	free_vm_area(vm->area);
-	uc_vmap_free_pages(vm, nr);
-	atomic_long_sub(nr, &uc_vmap_pages);
+	/*
+	 * No CPU may keep a translation once the pages have a new owner:
+	 * unmapped now, flushed with the next batch (uc_vmap_purge()).
+	 */
+	vunmap_range_noflush(start, start + ((unsigned long)nr << PAGE_SHIFT));
+	spin_lock(&uc_vmap_defer_lock);
+	list_add_tail(&vm->node, &uc_vmap_deferred);
+	full = ++uc_vmap_nr_deferred >= UC_VMAP_DEFER;
+	spin_unlock(&uc_vmap_defer_lock);
+	if (full)
+		uc_vmap_purge();
 	return true;
 }
 

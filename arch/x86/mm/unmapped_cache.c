@@ -40,7 +40,6 @@
 
 #include <asm/sections.h>
 #include <asm/set_memory.h>
-#include <asm/text-patching.h>
 #include <asm/tlbflush.h>
 
 #include "mm_internal.h"
@@ -143,16 +142,6 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
 }
 
 /*
- * RO and ROX memory of the cache is written through text_poke's temporary
- * mm: the target page is mapped writable only in poking_mm, on this CPU,
- * for the duration of the copy, and the only TLB flush is local.
- */
-void arch_unmapped_cache_write(void *dst, const void *src, size_t len)
-{
-	text_poke_copy(dst, src, len);
-}
-
-/*
  * Clearing pages that have no kernel mapping (NONE arena pages on their way
  * back from an owner).
  *
@@ -227,16 +216,21 @@ void arch_unmapped_cache_clear_page(struct page *page)
 }
 
 /*
- * Freed RO and ROX chunks are filled (with INT3 or zeroes) through the
- * first slot of the same window, page by page: the chunk belongs to nobody
- * and nothing can be executing it, so unlike arch_unmapped_cache_write()
- * this needs no text_mutex, and the owners may free with text_mutex held
- * (the kprobe optimizer frees instruction pages so).  The writable alias
- * exists only on this CPU, with interrupts off, for one page at a time.
+ * RO and ROX chunks are written, and filled when freed, through the first
+ * slot of the same window, page by page: the writable alias exists only on
+ * this CPU, with interrupts off, for one page at a time, and is gone (with
+ * a local invalidation) before the next page.  The memory written is not
+ * live: a chunk being filled for its owner (a module being loaded, a BPF
+ * image not yet published, a trampoline not yet installed) or a chunk
+ * being given back.  Unlike text_poke_copy() this takes no text_mutex, so
+ * owners may write or free with text_mutex held (the kprobe optimizer
+ * frees instruction pages so, and text_poke_early() may run under it).
+ * Live text is changed with text_poke() and friends, as before.
  */
-void arch_unmapped_cache_fill(void *dst, int c, size_t len)
+static void uc_window_copy(unsigned long addr, const void *src, int c,
+			   size_t len)
 {
-	unsigned long addr = (unsigned long)dst, flags, base;
+	unsigned long flags, base;
 	size_t off, n;
 	pte_t *pte;
 
@@ -247,11 +241,26 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len)
 		base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
 		pte = this_cpu_ptr(uc_clear_pte)[0];
 		set_pte(pte, mk_pte(vmalloc_to_page((void *)addr), PAGE_KERNEL));
-		memset((void *)(base + off), c, n);
+		if (src) {
+			memcpy((void *)(base + off), src, n);
+			src += n;
+		} else {
+			memset((void *)(base + off), c, n);
+		}
 		pte_clear(&init_mm, base, pte);
 		flush_tlb_one_kernel(base);
 		local_irq_restore(flags);
 	}
+}
+
+void arch_unmapped_cache_write(void *dst, const void *src, size_t len)
+{
+	uc_window_copy((unsigned long)dst, src, 0, len);
+}
+
+void arch_unmapped_cache_fill(void *dst, int c, size_t len)
+{
+	uc_window_copy((unsigned long)dst, NULL, c, len);
 }
 
 /*

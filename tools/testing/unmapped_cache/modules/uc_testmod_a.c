@@ -10,7 +10,9 @@
  * to the .data table and answers "ok <checksum>" or "bad <what> ...".
  * Reading /sys/kernel/debug/uc_testmod_a/text gives the first 64 bytes of
  * uc_a_run_show() as the module reads them through its own mapping, in
- * hexadecimal: the reference of the /proc/kcore check.
+ * hexadecimal: the reference of the /proc/kcore check.  Reading
+ * /sys/kernel/debug/uc_testmod_a/stack gives a stack trace taken in the
+ * module's text, a symbol per line: the check of its ORC table.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/stacktrace.h>
 
 #include "uc_testmod.h"
 
@@ -114,6 +117,25 @@ static int uc_a_text_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(uc_a_text);
 
+#define UC_A_STACK_DEPTH	16
+
+/*
+ * A stack trace taken here, in the module's text: with the module's ORC
+ * table right, it unwinds through this function into the kernel's read
+ * path (seq_read_iter(), vfs_read(), ...).
+ */
+static noinline int uc_a_stack_show(struct seq_file *m, void *unused)
+{
+	unsigned long entries[UC_A_STACK_DEPTH];
+	unsigned int i, n;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%pS\n", (void *)entries[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(uc_a_stack);
+
 /* Checksum of table @tbl as it should be, without reading the table. */
 static u32 __init uc_a_ref(int tbl)
 {
@@ -148,6 +170,7 @@ static int __init uc_a_init(void)
 		return PTR_ERR(uc_a_dir);
 	debugfs_create_file("run", 0444, uc_a_dir, NULL, &uc_a_run_fops);
 	debugfs_create_file("text", 0444, uc_a_dir, NULL, &uc_a_text_fops);
+	debugfs_create_file("stack", 0444, uc_a_dir, NULL, &uc_a_stack_fops);
 
 	pr_info("loaded, checksum %08x\n", r.sum);
 	return 0;

@@ -17,10 +17,13 @@
 #   selftests  the kernel's own checks of the converted users: the
 #              memfd_secret selftest, lib/test_bpf (BPF interpreter and
 #              JIT suite), lib/test_static_keys (jump labels patched in
-#              module text) and lib/test_module, loaded and unloaded
+#              module text) and lib/test_module, loaded and unloaded;
+#              lib/test_kprobes (KUnit, probes on module text), the
+#              samples/livepatch module, and an ORC stack trace taken
+#              in uc_testmod_a's text
 # uc_verify (UC-VERIFY lines) runs after every workload, and also while
 # each test module is loaded and during the kcore scan, so that it checks
-# live module text in the execmem mappings.
+# live module text in the module caches' mappings.
 # Every figure line includes tlb=, the kernel TLB flushes that the
 # uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.workloads=a,b,... runs only those (default: all).
@@ -59,6 +62,37 @@ secretmem() {
 	done
 }
 
+# text_share MODULE: how many pages of MODULE's text hold a function
+# (/proc/kallsyms) and how many of those lie in an executable 2M mapping
+# of the module area (CONFIG_PTDUMP_DEBUGFS).  Module-area addresses share
+# their upper 32 bits, so the lower 32 are compared.
+text_share() {
+	awk -v mod="[$1]" '
+	function h(x,  i, v) {
+		x = tolower(substr(x, length(x) - 7)); v = 0
+		for (i = 1; i <= 8; i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	FNR == NR {
+		if ($0 ~ /---\[ Modules \]---/) m = 1
+		else if ($0 ~ /---\[ End Modules \]---/) m = 0
+		else if (m && / x  (pmd|pte)$/) {
+			split($1, r, "-"); n++; s[n] = h(r[1]); e[n] = h(r[2]); l[n] = $NF
+		}
+		next
+	}
+	$NF == mod && ($2 == "t" || $2 == "T") {
+		a = h($1); pg = int(a / 4096)
+		if (pg in seen) next
+		seen[pg] = 1; tot++
+		for (i = 1; i <= n; i++)
+			if (a >= s[i] && a < e[i]) { if (l[i] == "pmd") big++; break }
+	}
+	END { printf "text_pages=%d text_pages_2m=%d\n", tot, big }
+	' /sys/kernel/debug/page_tables/kernel /proc/kallsyms
+}
+
 modules() {
 	for m in a b c; do
 		i=0
@@ -71,6 +105,7 @@ modules() {
 				rmmod "uc_testmod_$m"
 				return 1
 			fi
+			[ $i -eq 0 ] && echo "UC-MODTEXT uc_testmod_$m $(text_share "uc_testmod_$m")"
 			rmmod "uc_testmod_$m" || return 1
 			i=$((i + 1))
 		done
@@ -125,6 +160,50 @@ selftests() {
 		i=$((i + 1))
 	done
 	echo "UC-SELFTEST test_static_keys+test_module loads=3 rc=$r"
+	[ $r -eq 0 ] || return 1
+
+	# lib/test_kprobes (KUnit): kprobes, kretprobes and stack traces
+	# from their handlers, on targets in the test module's own text.
+	insmod "$mods/test_kprobes.ko"
+	r=$?
+	res=$(dmesg | tr -d '\r' | grep -a '^ *\(not \)\?ok [0-9]* kprobes_test' | tail -1)
+	dmesg | tr -d '\r' | grep -a '# kprobes_test: pass:' | tail -1
+	case "$res" in
+	"ok "*|*" ok "*) ;;
+	*) r=1 ;;
+	esac
+	rmmod test_kprobes || r=1
+	echo "UC-SELFTEST kprobes_test result='$res' rc=$r"
+	[ $r -eq 0 ] || return 1
+
+	# samples/livepatch: cmdline_proc_show() replaced by the sample's
+	# function, in module text, then the patch disabled and removed.
+	lp=/sys/kernel/livepatch/livepatch_sample
+	insmod "$mods/livepatch-sample.ko"
+	r=$?
+	patched=$(grep -c 'this has been live patched' /proc/cmdline)
+	echo 0 > $lp/enabled || r=1
+	i=0
+	while [ -e $lp ] && [ $i -lt 100 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	[ -e $lp ] && r=1
+	rmmod livepatch-sample || r=1
+	restored=$(grep -c 'this has been live patched' /proc/cmdline)
+	[ "$patched" = 1 ] && [ "$restored" = 0 ] || r=1
+	echo "UC-SELFTEST livepatch patched=$patched restored=$((1 - restored)) rc=$r"
+	[ $r -eq 0 ] || return 1
+
+	# ORC: a stack trace taken in uc_testmod_a's text unwinds through
+	# the module (its ORC table, sorted while loading) into the kernel.
+	insmod "$mods/uc_testmod_a.ko" || return 1
+	cat /sys/kernel/debug/uc_testmod_a/stack > /run/tmp/stack.out
+	rmmod uc_testmod_a
+	r=0
+	grep -q '^uc_a_stack_show+.*\[uc_testmod_a\]' /run/tmp/stack.out || r=1
+	grep -q '^vfs_read+' /run/tmp/stack.out || r=1
+	echo "UC-SELFTEST orc_module_stack frames=$(wc -l < /run/tmp/stack.out) $(tr '\n' ' ' < /run/tmp/stack.out | cut -c1-200) rc=$r"
 	return $r
 }
 
