@@ -43,7 +43,7 @@ if [ ! -f "$UC_OUT/Module.symvers" ]; then
 	symvers_note=1
 fi
 
-UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module lib/test_kprobes samples/livepatch/livepatch-sample}
+UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module samples/livepatch/livepatch-sample}
 
 mapfile -t mods < <(sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\(.*\)\.o$/\1/p' "$src/Makefile")
 [ ${#mods[@]} -gt 0 ] || uc_die "no obj-m in $src/Makefile"

@@ -116,6 +116,8 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  pgprot_t prot, unsigned long vm_flags,
 			  const void *caller);
 bool unmapped_cache_vunmap(const void *addr);
+bool unmapped_cache_vmap_nx(const void *addr, size_t size);
+bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size);
 const void *unmapped_cache_hibernate_map_page(struct page *page);
 void unmapped_cache_hibernate_unmap_page(const void *addr);
 bool unmapped_cache_alias_readable(const void *addr);
@@ -403,6 +405,16 @@ static inline void *unmapped_cache_vmap(size_t size, unsigned long align,
 }
 
 static inline bool unmapped_cache_vunmap(const void *addr)
+{
+	return false;
+}
+
+static inline bool unmapped_cache_vmap_nx(const void *addr, size_t size)
+{
+	return false;
+}
+
+static inline bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size)
 {
 	return false;
 }

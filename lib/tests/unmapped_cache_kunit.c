@@ -1890,6 +1890,30 @@ static void callers_vmap_maps_cache_pages(struct kunit *test)
 }
 
 /*
+ * unmapped_cache_vunmap() takes the mapping down at once but gives the
+ * pages back only after the TLB flush, which it does for a batch of freed
+ * mappings at a time (uc_vmap_purge()).  Until then the pages stay counted
+ * as mapped, so that no new owner can get them.
+ */
+static void callers_vunmap_gives_pages_back_after_the_flush(struct kunit *test)
+{
+	long before;
+	u8 *p;
+
+	p = unmapped_cache_vmap(2 * PAGE_SIZE, PAGE_SIZE, VMALLOC_START,
+				VMALLOC_END, PAGE_KERNEL, 0, (void *)_RET_IP_);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	uc_vmap_purge();
+	before = uc_vmap_stat_pages();
+	KUNIT_EXPECT_TRUE(test, unmapped_cache_vunmap(p));
+	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)p));
+	KUNIT_EXPECT_EQ_MSG(test, uc_vmap_stat_pages(), before,
+			    "pages given back before the TLB flush");
+	uc_vmap_purge();
+	KUNIT_EXPECT_EQ(test, uc_vmap_stat_pages(), before - 2);
+}
+
+/*
  * execmem asks for VM_DEFER_KMEMLEAK when it adds a KASAN shadow to module
  * memory: kmemleak must not scan the memory before its shadow exists, so
  * kasan_alloc_module_shadow() registers it afterwards, if the area carries
@@ -1984,6 +2008,7 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 static struct kunit_case uc_callers_test_cases[] = {
 	KUNIT_CASE(callers_final_put_gives_page_back_cleared),
 	KUNIT_CASE(callers_vmap_maps_cache_pages),
+	KUNIT_CASE(callers_vunmap_gives_pages_back_after_the_flush),
 	KUNIT_CASE(callers_vmap_defers_kmemleak_when_asked),
 	KUNIT_CASE(callers_owns_tells_cache_memory_apart),
 	{}

@@ -78,22 +78,22 @@ static LIST_HEAD(uc_vmap_deferred);
 static DEFINE_SPINLOCK(uc_vmap_defer_lock);
 static unsigned int uc_vmap_nr_deferred;
 
-/**
- * uc_vmap_purge() - Flush the TLBs and free the mappings waiting for it.
- *
- * Context: Process context; may sleep.
+/*
+ * Flush [@start, @end) (nothing if @start >= @end) together with the
+ * mappings waiting for a flush, with one flush of every CPU's TLB, then
+ * free those mappings.
  */
-void uc_vmap_purge(void)
+static void uc_vmap_flush(unsigned long start, unsigned long end)
 {
-	unsigned long start = ULONG_MAX, end = 0, addr;
 	struct uc_vmap *vm, *next;
+	unsigned long addr;
 	LIST_HEAD(list);
 
 	spin_lock(&uc_vmap_defer_lock);
 	list_splice_init(&uc_vmap_deferred, &list);
 	uc_vmap_nr_deferred = 0;
 	spin_unlock(&uc_vmap_defer_lock);
-	if (list_empty(&list))
+	if (list_empty(&list) && start >= end)
 		return;
 
 	list_for_each_entry(vm, &list, node) {
@@ -107,6 +107,16 @@ void uc_vmap_purge(void)
 		atomic_long_sub(vm->nr_pages, &uc_vmap_pages);
 		uc_vmap_free_pages(vm, vm->nr_pages);
 	}
+}
+
+/**
+ * uc_vmap_purge() - Flush the TLBs and free the mappings waiting for it.
+ *
+ * Context: Process context; may sleep.
+ */
+void uc_vmap_purge(void)
+{
+	uc_vmap_flush(ULONG_MAX, 0);
 }
 
 /**
@@ -227,6 +237,88 @@ bool unmapped_cache_vunmap(const void *addr)
 	spin_unlock(&uc_vmap_defer_lock);
 	if (full)
 		uc_vmap_purge();
+	return true;
+}
+
+/* The mapping that starts at @addr and holds @size bytes, or NULL. */
+static struct uc_vmap *uc_vmap_find(const void *addr, size_t size)
+{
+	unsigned long start = (unsigned long)addr;
+	struct uc_vmap *vm;
+
+	if (!addr || !size || !PAGE_ALIGNED(start))
+		return NULL;
+	vm = xa_load(&uc_vmaps, start >> PAGE_SHIFT);
+	if (!vm || PAGE_ALIGN(size) > ((unsigned long)vm->nr_pages << PAGE_SHIFT))
+		return NULL;
+	return vm;
+}
+
+static int uc_vmap_exec_pte(pte_t *pte, unsigned long addr, void *data)
+{
+	struct unmapped_cache_entry e;
+
+	arch_unmapped_cache_lookup(addr, &e);
+	return e.present && !e.exec ? 0 : -EINVAL;
+}
+
+/**
+ * unmapped_cache_vmap_nx() - Whether a mapping is not executable already.
+ * @addr: the start of a mapping made by unmapped_cache_vmap().
+ * @size: bytes from @addr.
+ *
+ * For owners that would make the range non-executable with set_memory_nx()
+ * when it is so already, without the aliases purge and the TLB flush that
+ * a permission change through CPA costs.
+ *
+ * Context: Process context.
+ * Return: true if @addr starts such a mapping, which holds @size bytes,
+ * and none of them is executable.
+ */
+bool unmapped_cache_vmap_nx(const void *addr, size_t size)
+{
+	unsigned long start = (unsigned long)addr;
+
+	return uc_vmap_find(addr, size) &&
+	       !apply_to_existing_page_range(&init_mm, start, PAGE_ALIGN(size),
+					     uc_vmap_exec_pte, NULL);
+}
+
+static int uc_vmap_wrprotect_pte(pte_t *pte, unsigned long addr, void *data)
+{
+	set_pte_at(&init_mm, addr, pte, pte_wrprotect(ptep_get(pte)));
+	return 0;
+}
+
+/**
+ * unmapped_cache_vmap_seal_ro() - Make a mapping read-only, for good.
+ * @addr: the start of a mapping made by unmapped_cache_vmap().
+ * @size: bytes from @addr to make read-only.
+ *
+ * The pages of the mapping have no other mapping (no direct-map entry, no
+ * lazily freed alias: unmapped_cache_vunmap() flushes before pages change
+ * hands), so unlike set_memory_ro() this needs no vm_unmap_aliases(),
+ * which flushes every CPU's TLB whenever vmalloc has lazily freed areas:
+ * only the range itself is flushed, once, and with it the mappings freed
+ * since the last flush.  For module ro_after_init data.
+ *
+ * Context: Process context; may sleep.
+ * Return: true if @addr starts such a mapping, which holds @size bytes, and
+ * the range is now read-only; false if not (nothing done: the caller uses
+ * set_memory_ro()).
+ */
+bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size)
+{
+	unsigned long start = (unsigned long)addr, len = PAGE_ALIGN(size);
+
+	if (!uc_vmap_find(addr, size))
+		return false;
+	if (WARN_ON_ONCE(apply_to_existing_page_range(&init_mm, start, len,
+						      uc_vmap_wrprotect_pte,
+						      NULL)))
+		return false;
+	/* The same flush serves the freed mappings waiting for one. */
+	uc_vmap_flush(start, start + len);
 	return true;
 }
 
