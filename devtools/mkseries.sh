@@ -108,8 +108,14 @@ trampolines) makes CPA split the 2 MiB entry that maps it, for good.
 This series adds the allocator asked for at LSFMM 2022: it takes whole
 2 MiB blocks from the page allocator, removes each from the direct map
 with its one PMD (no split), and serves page-granular chunks from
-per-permission arenas with per-CPU magazines and a shrinker.  execmem
-(modules, kprobes, ftrace), BPF program packs and secretmem use it;
+per-permission arenas with per-CPU magazines and a shrinker.  Module
+text, read-only data and data come from the ROX, RO and RW arenas, mapped
+once with their final permissions by 2M entries in the module area and
+written before the module is formed through a mapping only the writing
+CPU sees, so that loading and unloading a module changes no page table;
+kprobe instruction pages, ftrace trampolines and BPF program packs come
+from the ROX arena, secretmem from the unmapped one, and execmem's other
+users (module ro_after_init data) from unmapped pages mapped 4K.
 unmapped_cache=off restores their old paths.
 
 Hibernation and /proc/kcore keep working with the cache in use.  The
