@@ -444,8 +444,8 @@ sec_callers() {
 	# Module memory in the module caches: 150 load+unload cycles of the 3
 	# test modules cost the seal of their ro_after_init data (one flush
 	# each) and little else; stock costs about 12 per cycle (make run).
-	check "guest: 150 module load+unload cycles with the cache on: at most 1.1 kernel TLB flushes per cycle (<= 165)" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect "modules:tlb<166" "$log"
+	check "guest: 150 module load+unload cycles with the cache on: at most 1.2 kernel TLB flushes per cycle (<= 180)" \
+		python3 "$UC_ROOT/devtools/figures.py" --expect "modules:tlb<181" "$log"
 	# Their text is mapped by 2M entries: pages holding a function of each
 	# module (kallsyms) against the module area's page tables (ptdump).
 	mt=$(grep -ao 'UC-MODTEXT uc_testmod_[abc] text_pages=[0-9]* text_pages_2m=[0-9]*' "$log" | tr -d '\r' |

@@ -3,7 +3,8 @@
  * uc_testmod_a: the smallest unmapped_cache test module.  A little text and
  * a 1 KiB table in each of .rodata, .data..ro_after_init and .data.
  *
- * Init fills the ro_after_init table, computes the expected checksum of
+ * Init checks that the alternative in uc_a_alt() was applied, fills the
+ * ro_after_init table, computes the expected checksum of
  * every table from the generator (not from the tables), then checksums the
  * tables with the module's own text and fails with -EINVAL on a mismatch.
  * Reading /sys/kernel/debug/uc_testmod_a/run does the same again, writes
@@ -25,6 +26,10 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
+#include <linux/string.h>
+
+#include <asm/alternative.h>
+#include <asm/cpufeatures.h>
 
 #include "uc_testmod.h"
 
@@ -136,6 +141,32 @@ static noinline int uc_a_stack_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(uc_a_stack);
 
+/*
+ * An alternative in the module's text: the loader replaces the NOPs with
+ * LFENCE (X86_FEATURE_ALWAYS is always set) before the module runs, which
+ * init checks in the function's bytes.  With text in the unmapped cache
+ * the loader writes it through module_memory_poke().
+ */
+static noinline void uc_a_alt(void)
+{
+	alternative("", "lfence", X86_FEATURE_ALWAYS);
+}
+
+#define UC_A_ALT_SCAN	32
+
+static bool __init uc_a_alt_patched(void)
+{
+	static const u8 lfence[] = { 0x0f, 0xae, 0xe8 };
+	const u8 *p = (const u8 *)uc_a_alt;
+	unsigned int i;
+
+	for (i = 0; i + sizeof(lfence) <= UC_A_ALT_SCAN; i++) {
+		if (!memcmp(p + i, lfence, sizeof(lfence)))
+			return true;
+	}
+	return false;
+}
+
 /* Checksum of table @tbl as it should be, without reading the table. */
 static u32 __init uc_a_ref(int tbl)
 {
@@ -157,6 +188,13 @@ static int __init uc_a_init(void)
 		uc_a_roai[i] = UC_GEN(i, uc_a_seeds[UC_TBL_RO_AFTER_INIT]);
 	for (tbl = 0; tbl < UC_NR_TBL; tbl++)
 		uc_a_want[tbl] = uc_a_ref(tbl);
+
+	uc_a_alt();
+	if (!uc_a_alt_patched()) {
+		pr_err("alternative not applied: %*ph\n", UC_A_ALT_SCAN,
+		       (const void *)uc_a_alt);
+		return -EINVAL;
+	}
 
 	uc_a_verify(&r, false);
 	if (!uc_tm_ok(&r)) {
