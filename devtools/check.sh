@@ -446,6 +446,10 @@ sec_callers() {
 	# each) and little else; stock costs about 12 per cycle (make run).
 	check "guest: 150 module load+unload cycles with the cache on: at most 1.2 kernel TLB flushes per cycle (<= 180)" \
 		python3 "$UC_ROOT/devtools/figures.py" --expect "modules:tlb<181" "$log"
+	# A module without ro_after_init data seals nothing: 50 cycles of
+	# lib/test_module cost at most 5 flushes (block refills, the reaper).
+	check "guest: 50 load+unload cycles of test_module (no ro_after_init) with the cache on: at most 0.1 kernel TLB flushes per cycle (<= 5)" \
+		python3 "$UC_ROOT/devtools/figures.py" --expect "plainmod:tlb<6" "$log"
 	# Their text is mapped by 2M entries: pages holding a function of each
 	# module (kallsyms) against the module area's page tables (ptdump).
 	mt=$(grep -ao 'UC-MODTEXT uc_testmod_[abc] text_pages=[0-9]* text_pages_2m=[0-9]*' "$log" | tr -d '\r' |

@@ -32,7 +32,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import figures  # noqa: E402
 
-WORKLOADS = ["bpf", "secretmem", "modules", "kprobes", "kcore", "selftests"]
+WORKLOADS = ["bpf", "secretmem", "modules", "plainmod", "kprobes", "kcore", "selftests"]
 BLOCK_MIB = 2
 
 

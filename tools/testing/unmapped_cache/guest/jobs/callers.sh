@@ -8,6 +8,9 @@
 #   secretmem  4 processes x 2048 memfd_secret pages, written and read
 #              back, twice (16384 page faults)
 #   modules    3 test modules loaded, called and unloaded 50 times each
+#   plainmod   lib/test_module (no ro_after_init data) loaded and unloaded
+#              50 times
+#   modtext    one load of uc_testmod_b: the level of its text mappings
 #   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
 #              with trampolines, registered, hit and unregistered
 #   kcore      /proc/kcore read (direct map, text, module area) while a
@@ -111,6 +114,17 @@ modules() {
 		done
 		echo "uc_testmod_$m: $loops loads, last: $out"
 	done
+}
+
+# lib/test_module loaded and unloaded $loops times: a module without
+# ro_after_init data, whose load seals nothing.
+plainmod() {
+	i=0
+	while [ $i -lt "$loops" ]; do
+		insmod "$mods/test_module.ko" && rmmod test_module || return 1
+		i=$((i + 1))
+	done
+	echo "test_module: $loops loads"
 }
 
 # One load of uc_testmod_b and the level of the mappings of its text: the
@@ -233,6 +247,7 @@ echo "UC-BPF-ROX allocations=$(awk '/^arena / { a = $2 } a == "rox" && /allocati
 	/sys/kernel/debug/unmapped_cache/arenas 2>/dev/null)"
 run secretmem secretmem || rc=1
 run modules modules || rc=1
+run plainmod plainmod || rc=1
 run modtext modtext || rc=1
 run kprobes kprobes || rc=1
 run kcore kcore || rc=1
