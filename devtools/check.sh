@@ -477,7 +477,7 @@ sec_callers() {
 	# The same check while each test module is loaded, so that it sees live
 	# module text, rodata and data in the module caches' blocks (and the
 	# ro_after_init section in an execmem mapping).
-	loaded=$(grep -a 'UC-VERIFY name=modules-loaded-[abc] .* blocks=[1-9].* vmap_dm_present=0 vmap_wx=0' "$log" |
+	loaded=$(grep -a 'UC-VERIFY name=modules-loaded-[abc] blocks=[1-9].* vmap_dm_present=0 vmap_wx=0' "$log" |
 		grep -vc 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]')
 	if [ "$loaded" -eq 3 ]; then
 		pass "guest: while each of 3 test modules is loaded, no page of the cache is writable and executable, RO/ROX pages are not writable, RW pages not executable, and none has a direct-map entry ($(grep -a 'UC-VERIFY name=modules-loaded-c' "$log" | tr -d '\r' | sed 's/.*UC-VERIFY //'))"
