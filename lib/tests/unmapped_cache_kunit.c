@@ -1884,6 +1884,8 @@ static void callers_vmap_maps_cache_pages(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, unmapped_cache_vunmap(p));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_vunmap(p));
 	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)p));
+	/* Leave nothing waiting for a flush for the later suites. */
+	uc_vmap_purge();
 	for (i = 0; i < nr; i++)
 		KUNIT_EXPECT_FALSE(test,
 				   uc_test_mapped((unsigned long)page_address(pages[i])));
@@ -2662,6 +2664,11 @@ static void faults_refill_fails_cleanly(struct kunit *test)
 	uc_expect_blocks_balanced(test);
 }
 
+static void uc_test_unhold_action(void *data)
+{
+	uc_reap_unhold();
+}
+
 /*
  * No magazine can be had: every free of a single page falls back to the
  * range tree (scrubbed there, NONE pages cleared one by one), the next
@@ -2681,6 +2688,15 @@ static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, arena);
 	pages = kunit_kcalloc(test, UC_TEST_SECRETS, sizeof(*pages), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
+	/*
+	 * Nothing may free NONE pages behind the test's back (the reaper
+	 * gives back execmem pages waiting for a flush), so that no other
+	 * free takes a magazine before the fault is armed.
+	 */
+	uc_reap_hold();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_unhold_action,
+							NULL), 0);
+	uc_vmap_purge();
 	/* No magazine left anywhere: every free needs a new one. */
 	uc_mag_drain();
 
@@ -3004,11 +3020,6 @@ static void shrinker_keeps_blocks_with_live_chunks(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, uc_test_chunk_is(a, 0x5a));
 	KUNIT_EXPECT_TRUE(test, uc_test_chunk_is(h, 0xa5));
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
-}
-
-static void uc_test_unhold_action(void *data)
-{
-	uc_reap_unhold();
 }
 
 /* The periodic reaper would give blocks back while the tests count them. */
