@@ -1161,10 +1161,25 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
 }
 
+/* Online CPUs that hold a magazine of @arena, full or empty (racy). */
+static unsigned int uc_test_cpus_with_mags(struct uc_arena *arena)
+{
+	struct uc_mag_cpu *mc;
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		mc = per_cpu_ptr(arena->mags, cpu);
+		/* Racy by design: the CPU changes them under its local lock. */
+		n += data_race(mc->loaded || mc->previous);
+	}
+	return n;
+}
+
 /*
- * A drain asks only the CPUs that hold a round of the arena, through a
+ * A drain asks only the CPUs that hold a magazine of the arena, through a
  * work item on that CPU (no IPI): draining an arena that no CPU holds a
- * round of costs nothing, however often the shrinker or the reaper does
+ * magazine of costs nothing, however often the shrinker or the reaper does
  * it; with a round on this CPU, this CPU is asked, and the round goes
  * back.
  */
@@ -1193,6 +1208,25 @@ static void mag_drain_asks_only_cpus_with_rounds(struct kunit *test)
 	uc_mag_drain_arena(arena);
 	KUNIT_EXPECT_GE(test, uc_mag_flushes_sent(), sent + 1);
 	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+	KUNIT_EXPECT_EQ(test, uc_test_cpus_with_mags(arena), 0);
+
+	/*
+	 * A CPU whose loaded magazine is empty holds no round but would
+	 * still take the next free without a new magazine: it is asked too,
+	 * and keeps no magazine.
+	 */
+	p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	unmapped_cache_free(cache, p, PAGE_SIZE);
+	p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+	KUNIT_EXPECT_GE(test, uc_test_cpus_with_mags(arena), 1);
+	sent = uc_mag_flushes_sent();
+	uc_mag_drain_arena(arena);
+	KUNIT_EXPECT_GE(test, uc_mag_flushes_sent(), sent + 1);
+	KUNIT_EXPECT_EQ(test, uc_test_cpus_with_mags(arena), 0);
+	unmapped_cache_free(cache, p, PAGE_SIZE);
 }
 
 #define UC_STRESS_OPS		100000

@@ -43,7 +43,7 @@
  * uc_mag_drain() empties everything: every CPU's magazines and the depot.
  *
  * Draining (uc_mag_drain(), the shrinker, the reaper) runs a work item on
- * each CPU that holds a round, which takes the magazines off under that
+ * each CPU that holds a magazine, which takes the magazines off under that
  * CPU's local lock: no IPI, and no CPU touches another's magazines but
  * for a dead one's (the CPU hotplug callback).
  *
@@ -487,22 +487,36 @@ static void uc_mag_flush_fn(struct work_struct *work)
 		uc_mag_flush_local(arena, f->cpu);
 }
 
-/* Whether @cpu holds a round of @arena (of any arena if NULL); racy. */
-static bool uc_mag_cpu_has_rounds(struct uc_arena *arena, int cpu)
+/*
+ * Whether @cpu holds a magazine of @arena, full or empty.  An empty loaded
+ * magazine counts: a free pushes into it without asking for a new one, so a
+ * drain that left it would leave the CPU's fast path armed.  Racy, a hint
+ * only: the CPU changes its pointers under its own local lock.
+ */
+static bool uc_mag_cpu_holds(struct uc_arena *arena, int cpu)
+{
+	struct uc_mag_cpu *mc = per_cpu_ptr(arena->mags, cpu);
+
+	return READ_ONCE(mc->rounds) ||
+	       data_race(mc->loaded || mc->previous);	/* a hint, see above */
+}
+
+/* uc_mag_cpu_holds() for @arena, or for any arena if @arena is NULL. */
+static bool uc_mag_cpu_has_mags(struct uc_arena *arena, int cpu)
 {
 	struct uc_arena *a;
 
 	if (arena)
-		return READ_ONCE(per_cpu_ptr(arena->mags, cpu)->rounds) != 0;
+		return uc_mag_cpu_holds(arena, cpu);
 	list_for_each_entry(a, &uc_arena_list, node)
-		if (READ_ONCE(per_cpu_ptr(a->mags, cpu)->rounds))
+		if (uc_mag_cpu_holds(a, cpu))
 			return true;
 	return false;
 }
 
 /*
  * Flush the magazines of @arena (or of all arenas) on every online CPU that
- * holds a round of it, and wait.  Returns the number of CPUs asked.
+ * holds one of them, and wait.  Returns the number of CPUs asked.
  */
 static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
 {
@@ -513,7 +527,7 @@ static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
 	mutex_lock(&uc_mag_flush_lock);
 	for_each_possible_cpu(cpu) {
 		f = per_cpu_ptr(&uc_mag_flush_work, cpu);
-		f->queued = cpu_online(cpu) && uc_mag_cpu_has_rounds(arena, cpu);
+		f->queued = cpu_online(cpu) && uc_mag_cpu_has_mags(arena, cpu);
 		if (!f->queued)
 			continue;
 		f->arena = arena;
@@ -536,8 +550,8 @@ static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
  * uc_mag_drain_arena() - Give back every round of one arena's magazines.
  * @arena: the arena.
  *
- * uc_mag_drain() for one arena: asks only the CPUs that hold a round of
- * it, so a drain of an idle arena costs no CPU anything.
+ * uc_mag_drain() for one arena: asks only the CPUs that hold a magazine
+ * of it, so a drain of an idle arena costs no CPU anything.
  *
  * Context: Process context; may sleep.
  * Return: the number of pages that went back to the arena.
@@ -552,7 +566,7 @@ unsigned long uc_mag_drain_arena(struct uc_arena *arena)
  * uc_mag_drain() - Give back every round of every magazine.
  *
  * Moves each CPU's magazines into the depots (a work item on every CPU
- * that holds a round, see uc_mag_flush_cpus()) and empties every depot.
+ * that holds one, see uc_mag_flush_cpus()) and empties every depot.
  * The arenas keep the pages; uc_arena_shrink() returns the blocks.
  *
  * Context: Process context; may sleep.
