@@ -495,6 +495,21 @@ sec_callers() {
 	else
 		fail "guest: TLB flushes of a drain (${dtlb:-no UC-DRAIN-TLB line}; want 1 or more blocks released, at most one flush each; log: $log)"
 	fi
+	# The footprint counters (/proc/vmstat, /proc/meminfo) after the
+	# drain agree with the cache's own accounting (debugfs), to the page,
+	# and are not all zero: module text, rodata and data of the loaded
+	# uc_tlbcount module are live.
+	fp=$(grep -ao 'UC-FOOTPRINT name=drained .*' "$log" | tr -d '\r' | tail -n 1)
+	if echo "$fp" | awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { exit !(v["held"] > 0 && v["rox"] > 0 && v["ro"] > 0 && v["rw"] > 0 &&
+			     v["held_kb"] == 4 * v["held"] && v["held"] == v["dbg_held"] &&
+			     v["held"] == 512 * (v["in"] - v["out"]) &&
+			     v["none"] == v["dbg_none"] && v["ro"] == v["dbg_ro"] &&
+			     v["rox"] == v["dbg_rox"] && v["rw"] == v["dbg_rw"]) }'; then
+		pass "guest: UnmappedCache in /proc/meminfo and the nr_unmapped_cache_* and unmapped_cache_blocks_* lines of /proc/vmstat match the cache's own counts (${fp#UC-FOOTPRINT })"
+	else
+		fail "guest: footprint counters (${fp:-no UC-FOOTPRINT name=drained line}; want held = debugfs held = 512 x (in - out) = held_kb / 4 > 0, and each permission's pages equal to debugfs, ro, rox and rw above 0; log: $log)"
+	fi
 	if grep -aq "UC-BPF-ROX allocations=[1-9]" "$log"; then
 		pass "guest: BPF programs come from the ROX arena with the cache on ($(grep -ao 'UC-BPF-ROX.*' "$log" | tr -d '\r'))"
 	else

@@ -201,14 +201,48 @@ def read_bench(path):
 
 
 BENCH_BASE = "alloc_page/__free_page"
+BENCH_RW = "unmapped_cache RW page (magazines)"
+BENCH_NONE = "unmapped_cache NONE page (magazines)"
+BENCH_MEMSET = "zeroing a mapped page (memset, the scrub of an RW free)"
+BENCH_INVLPG = "one local TLB invalidation of an unrelated kernel page"
+BENCH_CLEAR_MAPPED = "clear_page() of a mapped page (what the unmapped clear runs)"
+BENCH_ZERO = "alloc_page(__GFP_ZERO)/__free_page"
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def bench_goals(bench):
+    """Lines: the fast-path ratios issue #17 sets goals for."""
+    m = {k: median(v) for k, v in bench.items()}
+    if not all(k in m for k in (BENCH_BASE, BENCH_RW, BENCH_NONE, BENCH_MEMSET)):
+        return []
+    zeroed = m[BENCH_BASE] + m[BENCH_MEMSET]
+    out = ["- RW pair / `alloc_page` pair: %.2f (goal 1.2)."
+           % (m[BENCH_RW] / m[BENCH_BASE]),
+           "- NONE pair / (`alloc_page` pair + zeroing a mapped page): %.2f "
+           "(goal 1.5)." % (m[BENCH_NONE] / zeroed)]
+    if BENCH_CLEAR_MAPPED in m:
+        out.append("- `clear_page()` of a mapped page / `memset()` of it: "
+                   "%.2f. The NONE clear runs `clear_page()` (`rep stosb` "
+                   "with ERMS), which TCG emulates byte by byte; `memset()` "
+                   "here takes 8-byte stores." % (m[BENCH_CLEAR_MAPPED] /
+                                                  m[BENCH_MEMSET]))
+    if BENCH_ZERO in m:
+        out.append("- NONE pair / `alloc_page(__GFP_ZERO)` pair, which zeroes "
+                   "with `clear_page()` too: %.2f." % (m[BENCH_NONE] / m[BENCH_ZERO]))
+    if BENCH_INVLPG in m:
+        out.append("- One local TLB invalidation of an unrelated page: %d ns, "
+                   "%.1f x an `alloc_page` pair." % (m[BENCH_INVLPG],
+                                                     m[BENCH_INVLPG] / m[BENCH_BASE]))
+    return out
 
 
 def bench_rows(bench):
     """Rows: path, median ns, min-max, ratio of medians to the base path."""
-    def median(v):
-        v = sorted(v)
-        n = len(v)
-        return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
     base = median(bench[BENCH_BASE]) if BENCH_BASE in bench else None
     rows = []
     for name, v in bench.items():
@@ -220,6 +254,51 @@ def bench_rows(bench):
 
 BENCH_HEAD = ["single-page alloc+free pair", "median ns", "min-max ns",
               "x alloc_page pair"]
+
+
+def read_footprint(path):
+    """The UC-FOOTPRINT lines of a log: [{"name": str, key: int, ...}]."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            i = line.find("UC-FOOTPRINT ")
+            if i < 0:
+                continue
+            fp = {}
+            for w in line[i + 13:].split():
+                k, _, v = w.partition("=")
+                if k == "name":
+                    fp[k] = v
+                elif re.match(r"^\d+$", v):
+                    fp[k] = int(v)
+            if "name" in fp and "held" in fp:
+                out.append(fp)
+    return out
+
+
+PERMS = ["none", "ro", "rox", "rw"]
+BLOCK_PAGES = 512
+FOOT_HEAD = ["memory", "after", "held MiB", "live MiB none/ro/rox/rw",
+             "blocks held", "blocks live needs", "active arenas", "within goal"]
+
+
+def footprint_rows(runs):
+    """Held against live memory after each workload of the cache-on runs."""
+    rows = []
+    for mem in ("fresh", "scattered"):
+        if (mem, "on") not in runs:
+            continue
+        for fp in read_footprint(runs[(mem, "on")][2]):
+            live = [fp.get(p, 0) for p in PERMS]
+            need = sum(-(-n // BLOCK_PAGES) for n in live)
+            active = sum(1 for n in live if n)
+            held = fp["held"] // BLOCK_PAGES
+            rows.append([mem, fp["name"], "%.1f" % (fp["held"] / 256),
+                         "/".join("%.1f" % (n / 256) for n in live),
+                         str(held), str(need), str(active),
+                         "yes" if held <= need + active else
+                         "no (+%d)" % (held - need - active)])
+    return rows
 
 
 def block(name, lines):
@@ -278,7 +357,20 @@ def main():
             ["| " + " | ".join(r) + " |" for r in rows] +
             ["", "%d samples of 2000 pairs each, after a warm-up, one boot "
              "(`devtools/qemu-run.sh bench`); TCG, so only the ratios "
-             "mean anything." % nsamples])
+             "mean anything." % nsamples, ""] + bench_goals(bench))
+        md += [""]
+    frows = footprint_rows(runs)
+    if frows:
+        print("\n== held against live memory, cache on ==")
+        print("\n".join("  ".join(r) for r in [FOOT_HEAD] + frows))
+        md += ["## Memory held against memory live", ""]
+        md += block("footprint", [
+            "| " + " | ".join(FOOT_HEAD) + " |", "|" + "---|" * len(FOOT_HEAD)] +
+            ["| " + " | ".join(r) + " |" for r in frows] +
+            ["", "From the UC-FOOTPRINT lines: `/proc/vmstat` "
+             "(`nr_unmapped_cache_*`) after each workload and after the "
+             "final drain. Goal: blocks held at most the blocks the live "
+             "pages need plus one per arena with live pages."])
         md += [""]
     err = plot(runs, os.path.join(outdir, "timeline.png"))
     md += ["![DirectMap4k and level-2 splits along the workloads]"

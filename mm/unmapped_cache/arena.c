@@ -52,6 +52,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 #include <asm/tlbflush.h>
 
 #include "../internal.h"
@@ -396,6 +397,7 @@ err_free_node:
 		uc_range_node_free(node);
 err_count:
 	uc_arena_count(arena, UC_ARENA_REFILL_FAILED, 1);
+	count_vm_event(UNMAPPED_CACHE_REFILL_FAIL);
 	return err;
 }
 

@@ -46,6 +46,12 @@
  *    looks at it again, so a block whose page an administrator unpoisoned
  *    goes back then.
  *
+ * Held pages are counted per node in NR_UNMAPPED_CACHE_HELD
+ * (nr_unmapped_cache_held in /proc/vmstat, UnmappedCache in /proc/meminfo)
+ * from the grab to the free in step 5; a block leaked by a failed restore
+ * stays counted, since it never goes back.  Blocks in and out are the
+ * vmstat events unmapped_cache_blocks_{in,out}.
+ *
  * Context: grab and release may sleep (CPA may allocate a page table to
  * split a 1 GiB entry, and flushes TLBs with IPIs), so both are for process
  * context only.  uc_blocks is an xarray and brings its own lock; the
@@ -60,6 +66,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/topology.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -208,6 +215,9 @@ struct uc_block *uc_block_grab(int nid, int fill)
 	}
 
 	uc_block_count(UC_BLOCK_GRABBED, 1);
+	mod_node_page_state(NODE_DATA(nid), NR_UNMAPPED_CACHE_HELD,
+			    UNMAPPED_CACHE_BLOCK_PAGES);
+	count_vm_event(UNMAPPED_CACHE_BLOCK_IN);
 	return block;
 
 err_erase:
@@ -266,6 +276,9 @@ static int uc_block_try_release(struct uc_block *block)
 		clear_page(page_address(page + i));
 	uc_block_free_pages(page);
 	uc_block_count(UC_BLOCK_RELEASED, 1);
+	mod_node_page_state(NODE_DATA(block->nid), NR_UNMAPPED_CACHE_HELD,
+			    -UNMAPPED_CACHE_BLOCK_PAGES);
+	count_vm_event(UNMAPPED_CACHE_BLOCK_OUT);
 	kfree_rcu(block, rcu);
 	return 0;
 

@@ -92,12 +92,23 @@ struct unmapped_cache *uc_cache_create(const char *name,
 	return cache;
 }
 
-/* Count chunks and pages of @cache as allocated (+) or freed (-). */
-static void uc_cache_count(struct unmapped_cache *cache, long chunks,
+/* The vmstat counters of pages handed out follow enum unmapped_cache_perm. */
+static_assert(NR_UNMAPPED_CACHE_RO - NR_UNMAPPED_CACHE_NONE == UNMAPPED_CACHE_RO);
+static_assert(NR_UNMAPPED_CACHE_ROX - NR_UNMAPPED_CACHE_NONE == UNMAPPED_CACHE_ROX);
+static_assert(NR_UNMAPPED_CACHE_RW - NR_UNMAPPED_CACHE_NONE == UNMAPPED_CACHE_RW);
+
+/*
+ * Count chunks and pages of @cache as allocated (+) or freed (-), and the
+ * pages in the vmstat counter of its permission on node @nid, where they
+ * live: all of them this-CPU operations, no shared cache line.
+ */
+static void uc_cache_count(struct unmapped_cache *cache, int nid, long chunks,
 			   long pages)
 {
 	this_cpu_add(cache->count->chunks, chunks);
 	this_cpu_add(cache->count->pages, pages);
+	mod_node_page_state(NODE_DATA(nid), NR_UNMAPPED_CACHE_NONE + cache->perm,
+			    pages);
 }
 
 /* Live chunks (or pages) of @cache: the sum over every CPU. */
@@ -257,7 +268,7 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
 	}
 	if (!addr)
 		return NULL;
-	uc_cache_count(cache, 1, size >> PAGE_SHIFT);
+	uc_cache_count(cache, arena->nid, 1, size >> PAGE_SHIFT);
 	return (void *)addr;
 }
 
@@ -317,15 +328,19 @@ void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
  */
 void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 {
+	struct page *page = NULL;
 	struct uc_arena *arena;
+	int nid;
 
 	if (!addr)
 		return;
 	if (uc_refuse(!cache || cache->perm == UNMAPPED_CACHE_NONE))
 		return;
-	if (PAGE_ALIGN(size) != PAGE_SIZE || !is_vmalloc_or_module_addr(addr) ||
-	    !uc_cache_free_round(cache, (unsigned long)addr,
-				 vmalloc_to_page(addr), _RET_IP_)) {
+	if (PAGE_ALIGN(size) == PAGE_SIZE && is_vmalloc_or_module_addr(addr))
+		page = vmalloc_to_page(addr);
+	if (uc_cache_free_round(cache, (unsigned long)addr, page, _RET_IP_)) {
+		nid = page_to_nid(page);
+	} else {
 		arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
 		if (uc_refuse(!arena))
 			return;
@@ -335,8 +350,9 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 		trace_unmapped_cache_free(cache->name, cache->perm,
 					  PAGE_ALIGN(size), (unsigned long)addr,
 					  _RET_IP_);
+		nid = arena->nid;
 	}
-	uc_cache_count(cache, -1, -(long)(PAGE_ALIGN(size) >> PAGE_SHIFT));
+	uc_cache_count(cache, nid, -1, -(long)(PAGE_ALIGN(size) >> PAGE_SHIFT));
 }
 
 /**
@@ -373,7 +389,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 		return NULL;
 	/* Clean: NONE pages are cleared when they are freed. */
 	page = pfn_to_page(PHYS_PFN(phys));
-	uc_cache_count(cache, 1, 1);
+	uc_cache_count(cache, arena->nid, 1, 1);
 	return page;
 }
 
@@ -396,7 +412,7 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
 					  phys, caller);
 	}
-	uc_cache_count(cache, -1, -1);
+	uc_cache_count(cache, page_to_nid(page), -1, -1);
 }
 
 /**

@@ -262,9 +262,12 @@ enum uc_bench_path {
 	UC_BENCH_CLEAR,			/* the clear of one NONE page alone */
 	UC_BENCH_CLEAR_BATCH,		/* a batch of them, per page */
 	UC_BENCH_MEMSET,		/* zeroing a mapped page (RW's scrub) */
+	UC_BENCH_CLEAR_MAPPED,		/* clear_page() of a mapped page */
+	UC_BENCH_INVLPG,		/* one local invalidation, unrelated page */
 	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
 	UC_BENCH_KZALLOC,		/* kzalloc(PAGE_SIZE) + kfree(): zeroed, like ours */
 	UC_BENCH_ALLOC_PAGE,		/* alloc_page() + __free_page() */
+	UC_BENCH_ALLOC_PAGE_ZERO,	/* the same, __GFP_ZERO: zeroed, like ours */
 	UC_BENCH_STOCK_TEXT,		/* vmalloc + set_memory_rox + vfree */
 	UC_BENCH_STOCK_SECRET,		/* alloc_page + direct map invalid + flush + restore */
 	UC_BENCH_COUNT,
@@ -276,9 +279,12 @@ static const char *const uc_bench_names[] = {
 	[UC_BENCH_CLEAR]	= "clearing one unmapped page alone",
 	[UC_BENCH_CLEAR_BATCH]	= "clearing unmapped pages a magazine at a time, per page",
 	[UC_BENCH_MEMSET]	= "zeroing a mapped page (memset, the scrub of an RW free)",
+	[UC_BENCH_CLEAR_MAPPED]	= "clear_page() of a mapped page (what the unmapped clear runs)",
+	[UC_BENCH_INVLPG]	= "one local TLB invalidation of an unrelated kernel page",
 	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_KZALLOC]	= "kzalloc(PAGE_SIZE)/kfree",
 	[UC_BENCH_ALLOC_PAGE]	= "alloc_page/__free_page",
+	[UC_BENCH_ALLOC_PAGE_ZERO] = "alloc_page(__GFP_ZERO)/__free_page",
 	[UC_BENCH_STOCK_TEXT]	= "stock text: vmalloc+set_memory_rox+vfree",
 	[UC_BENCH_STOCK_SECRET]	= "stock secret: alloc_page+set_direct_map_invalid+flush+restore",
 };
@@ -300,6 +306,7 @@ static DEFINE_MUTEX(uc_bench_lock);
  */
 static struct page *uc_bench_pages[UC_MAG_ROUNDS];
 static void *uc_bench_buf;
+static void *uc_bench_vbuf;	/* a vmalloc page, for UC_BENCH_INVLPG */
 
 static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 			struct unmapped_cache *none)
@@ -330,6 +337,25 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 	case UC_BENCH_MEMSET:
 		memset(uc_bench_buf, 0, PAGE_SIZE);
 		return 0;
+	case UC_BENCH_CLEAR_MAPPED:
+		/*
+		 * The instruction sequence of the unmapped clear on a page
+		 * that stays mapped: with it, the clear's cost splits into
+		 * clear_page() itself and the mapping around it.
+		 */
+		clear_page(uc_bench_buf);
+		return 0;
+	case UC_BENCH_INVLPG:
+		/*
+		 * What the clear of a NONE page costs beyond its memset: one
+		 * invalidation of this CPU's TLB entry for a page nothing
+		 * else uses.  On hardware it drops one entry; QEMU's TCG
+		 * drops its whole software TLB when the page lies in the
+		 * range it tracks for large pages, which the direct map and
+		 * the kernel image make all of kernel space.
+		 */
+		flush_tlb_one_kernel((unsigned long)uc_bench_vbuf);
+		return 0;
 	case UC_BENCH_KMALLOC:
 		p = kmalloc(PAGE_SIZE, GFP_KERNEL);
 		if (!p)
@@ -343,7 +369,9 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 		kfree(p);
 		return 0;
 	case UC_BENCH_ALLOC_PAGE:
-		page = alloc_page(GFP_KERNEL);
+	case UC_BENCH_ALLOC_PAGE_ZERO:
+		page = alloc_page(GFP_KERNEL |
+				  (path == UC_BENCH_ALLOC_PAGE_ZERO ? __GFP_ZERO : 0));
 		if (!page)
 			return -ENOMEM;
 		__free_page(page);
@@ -393,7 +421,8 @@ static int uc_bench_run(unsigned long pairs)
 		goto out;
 	}
 	uc_bench_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!uc_bench_buf)
+	uc_bench_vbuf = vmalloc(PAGE_SIZE);
+	if (!uc_bench_buf || !uc_bench_vbuf)
 		err = -ENOMEM;
 	for (i = 0; i < UC_MAG_ROUNDS && !err; i++) {
 		uc_bench_pages[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
@@ -424,6 +453,8 @@ static int uc_bench_run(unsigned long pairs)
 	}
 	kfree(uc_bench_buf);
 	uc_bench_buf = NULL;
+	vfree(uc_bench_vbuf);
+	uc_bench_vbuf = NULL;
 out:
 	unmapped_cache_destroy(none);
 	unmapped_cache_destroy(rw);

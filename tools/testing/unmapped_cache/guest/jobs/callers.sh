@@ -234,10 +234,18 @@ selftests() {
 }
 
 only=$(sed -n 's/.*uc\.workloads=\([^ ]*\).*/\1/p' /proc/cmdline)
-# run NAME CMD...: uc_measure it, unless uc.workloads leaves it out.
+# run NAME CMD...: uc_measure it and print the cache's footprint after it,
+# then again once reclaim's shrinkers ran (drop_caches, in both modes, so
+# that the next workload starts alike), unless uc.workloads leaves it out.
 run() {
 	case ",${only:-$1}," in
-	*",$1,"*) uc_measure "$@" ;;
+	*",$1,"*)
+		uc_measure "$@"
+		r=$?
+		uc_footprint "$1"
+		echo 2 > /proc/sys/vm/drop_caches
+		uc_footprint "$1+shrunk"
+		return $r ;;
 	*) echo "skipped: $1" ;;
 	esac
 }
@@ -266,6 +274,8 @@ if [ -w /sys/kernel/debug/unmapped_cache/drain ]; then
 	echo 1 > /sys/kernel/debug/unmapped_cache/drain
 	f1=$(cat /sys/kernel/debug/uc_tlbcount/flushes) r1=$(uc_stat 'blocks released')
 	echo "UC-DRAIN-TLB released=$((r1 - r0)) flushes=$((f1 - f0))"
+	# Nothing but live chunks is held now: held must be what they need.
+	uc_footprint drained
 fi
 sleep 1
 echo "cache memory:"

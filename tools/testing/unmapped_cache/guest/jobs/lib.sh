@@ -25,6 +25,31 @@ uc_stat() {
 	awk -F': ' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' $f
 }
 
+# uc_footprint NAME: the cache's memory where an administrator sees it, once
+# vm.stat_refresh has folded the per-CPU deltas, next to what debugfs
+# says (pages):
+#   UC-FOOTPRINT name=NAME held_kb=(meminfo UnmappedCache)
+#     held= none= ro= rox= rw=       (/proc/vmstat nr_unmapped_cache_*)
+#     in= out= refill_failed=        (its unmapped_cache_* events)
+#     dbg_held= (blocks held x 512) dbg_none= dbg_ro= dbg_rox= dbg_rw=
+#     (pages live in the caches of each permission, debugfs "caches")
+uc_footprint() {
+	[ -r /sys/kernel/debug/unmapped_cache/caches ] || return 0
+	echo 1 > /proc/sys/vm/stat_refresh
+	line="UC-FOOTPRINT name=$1 held_kb=$(meminfo UnmappedCache)"
+	for k in held none ro rox rw; do
+		line="$line $k=$(vmstat nr_unmapped_cache_$k)"
+	done
+	line="$line in=$(vmstat unmapped_cache_blocks_in)"
+	line="$line out=$(vmstat unmapped_cache_blocks_out)"
+	line="$line refill_failed=$(vmstat unmapped_cache_refill_failed)"
+	line="$line dbg_held=$(( $(uc_stat 'blocks held') * 512 ))"
+	echo "$line $(awk '{ p[$(NF - 2)] += substr($NF, 7) }
+		END { printf "dbg_none=%d dbg_ro=%d dbg_rox=%d dbg_rw=%d",
+		      p["none"], p["ro"], p["rox"], p["rw"] }' \
+		/sys/kernel/debug/unmapped_cache/caches)"
+}
+
 # The figures every workload reports, as KEY=VALUE words: splits, DirectMap
 # sizes (kB), blocks grabbed and held by the cache, the uptime t in 1/100 s,
 # and tlb (kernel TLB flushes) while the uc_tlbcount test module is loaded.
