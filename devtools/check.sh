@@ -223,6 +223,16 @@ sec_blocks() {
 	else
 		fail "guest: block with a held page: ${line:-no UC-HELD line} (log: $log)"
 	fi
+	# Fragmented memory: blocks past the free order-9 pages come from
+	# direct compaction, all of them, and split nothing.
+	line=$(grep -a '^UC-FRAG ' "$log" | head -1 | tr -d '\r')
+	if [ -n "$line" ] && echo "$line" | awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { exit !(v["rc"] == 0 && v["compacted"] + 0 >= 1 && v["l2"] == "+0" &&
+			     v["blocks"] >= v["free_2m"] + 16) }'; then
+		pass "guest: with free memory scattered into single pages, blocks past the free order-9 pages come from direct compaction and split nothing ($line)"
+	else
+		fail "guest: blocks from fragmented memory: ${line:-no UC-FRAG line} (want rc=0, compacted >= +1, l2=+0; log: $log)"
+	fi
 	splat_scan "guest: blocks job" "$log"
 }
 

@@ -89,6 +89,9 @@ def side_by_side(runs, mem):
         if a and b and d(a, "t") and d(b, "t") is not None:
             ratio = "%.2f" % (d(b, "t") / d(a, "t"))
         held = b["held"][1] * BLOCK_MIB if b and "held" in b else None
+        refills = "-"
+        if b and "compact" in b and "rfail" in b:
+            refills = "%s / %s" % (fmt(d(b, "compact")), fmt(d(b, "rfail")))
         rows.append([
             w,
             "%s | %s" % (fmt(d(a, "l2")), fmt(d(b, "l2"))),
@@ -96,6 +99,7 @@ def side_by_side(runs, mem):
             "%s | %s" % (fmt(d(a, "dm4k")), fmt(d(b, "dm4k"))),
             "%s | %s" % (fmt(d(a, "tlb")), fmt(d(b, "tlb"))),
             fmt(held),
+            refills,
             ratio,
         ])
     return rows
@@ -103,7 +107,8 @@ def side_by_side(runs, mem):
 
 HEAD = ["workload", "L2 splits off | on", "L3 splits off | on",
         "DirectMap4k +kB off | on", "kernel TLB flushes off | on",
-        "cache holds MiB (on)", "time on/off"]
+        "cache holds MiB (on)", "refills compacted / failed (on)",
+        "time on/off"]
 
 
 def text_table(rows):
@@ -227,9 +232,10 @@ def bench_goals(bench):
            "(goal 1.5)." % (m[BENCH_NONE] / zeroed)]
     if BENCH_CLEAR_MAPPED in m:
         out.append("- `clear_page()` of a mapped page / `memset()` of it: "
-                   "%.2f. The NONE clear runs `clear_page()` (`rep stosb` "
-                   "with ERMS), which TCG emulates byte by byte; `memset()` "
-                   "here takes 8-byte stores." % (m[BENCH_CLEAR_MAPPED] /
+                   "%.2f. `clear_page()`, which the NONE clear runs, is a string "
+                   "store (`rep stosb` with ERMS, `rep stosq` without) that "
+                   "TCG emulates one iteration at a time; this `memset()` "
+                   "is a loop of 8-byte moves." % (m[BENCH_CLEAR_MAPPED] /
                                                   m[BENCH_MEMSET]))
     if BENCH_ZERO in m:
         out.append("- NONE pair / `alloc_page(__GFP_ZERO)` pair, which zeroes "
@@ -278,7 +284,7 @@ def read_footprint(path):
 
 PERMS = ["none", "ro", "rox", "rw"]
 BLOCK_PAGES = 512
-FOOT_HEAD = ["memory", "after", "held MiB", "live MiB none/ro/rox/rw",
+FOOT_HEAD = ["memory", "after", "held MiB", "live pages none/ro/rox/rw",
              "blocks held", "blocks live needs", "active arenas", "within goal"]
 
 
@@ -294,7 +300,7 @@ def footprint_rows(runs):
             active = sum(1 for n in live if n)
             held = fp["held"] // BLOCK_PAGES
             rows.append([mem, fp["name"], "%.1f" % (fp["held"] / 256),
-                         "/".join("%.1f" % (n / 256) for n in live),
+                         "/".join(str(n) for n in live),
                          str(held), str(need), str(active),
                          "yes" if held <= need + active else
                          "no (+%d)" % (held - need - active)])
@@ -387,7 +393,7 @@ def main():
            "- selftests: the kernel's memfd_secret selftest, lib/test_bpf, "
            "lib/test_static_keys, lib/test_module.",
            "",
-           "Scattered: before the workloads a process touches 70% of free "
+           "Scattered: before the workloads a process touches 90% of free "
            "memory in 4 KiB pages and frees every other page.",
            "Kernel TLB flushes: broadcast flushes of kernel mappings, "
            "counted by the uc_tlbcount test module.",

@@ -187,6 +187,19 @@ struct unmapped_cache_dm_counts {
 int arch_unmapped_cache_unmap_block(struct page *page, unsigned long *state);
 
 /**
+ * arch_unmapped_cache_block_splits() - Whether removing a block splits an entry.
+ * @page: first page of a naturally aligned block of
+ *        %UNMAPPED_CACHE_BLOCK_PAGES pages, in the direct map.
+ *
+ * Tells whether arch_unmapped_cache_unmap_block() would have to split a
+ * direct-map entry larger than the block (a 1 GiB leaf on x86) to remove
+ * it, so that the cache can prefer blocks in parts of the direct map that
+ * are split already.  Takes no lock; the answer may be stale by the time
+ * the block is removed, which costs at most the split it tried to avoid.
+ */
+bool arch_unmapped_cache_block_splits(struct page *page);
+
+/**
  * arch_unmapped_cache_restore_block() - Put a block back into the direct map.
  * @page:  first page of a block removed by arch_unmapped_cache_unmap_block().
  * @state: what arch_unmapped_cache_unmap_block() set.

@@ -377,6 +377,46 @@ static void block_alias_permission_change_does_not_split(struct kunit *test)
  * vmap() of it sets _PAGE_RW on the not-present direct-map entry, as
  * stock CPA does (set_direct_map_invalid_noflush() had cleared it).
  */
+/*
+ * arch_unmapped_cache_block_splits() says yes exactly for a block inside a
+ * direct-map entry larger than a block: checked on an order-9 page of the
+ * page allocator against the entry that maps it, and on the first block of
+ * a GiB that a 1 GiB entry still maps (the positive case, when one is
+ * left; it is skipped otherwise).
+ */
+static void block_splits_only_in_a_1g_leaf(struct kunit *test)
+{
+	struct unmapped_cache_entry e;
+	struct page *page;
+	pg_data_t *pgdat;
+	unsigned long pfn, end;
+
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, UNMAPPED_CACHE_BLOCK_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	arch_unmapped_cache_lookup((unsigned long)page_address(page), &e);
+	KUNIT_EXPECT_TRUE(test, e.present);
+	KUNIT_EXPECT_EQ(test, arch_unmapped_cache_block_splits(page),
+			e.size > UNMAPPED_CACHE_BLOCK_SIZE);
+	__free_pages(page, UNMAPPED_CACHE_BLOCK_ORDER);
+
+	for_each_online_pgdat(pgdat) {
+		end = pgdat_end_pfn(pgdat);
+		for (pfn = ALIGN(pgdat->node_start_pfn, PUD_SIZE >> PAGE_SHIFT);
+		     pfn < end; pfn += PUD_SIZE >> PAGE_SHIFT) {
+			page = pfn_to_online_page(pfn);
+			if (!page)
+				continue;
+			arch_unmapped_cache_lookup((unsigned long)page_address(page),
+						   &e);
+			if (!e.present || e.size != PUD_SIZE)
+				continue;
+			KUNIT_EXPECT_TRUE(test, arch_unmapped_cache_block_splits(page));
+			return;
+		}
+	}
+	kunit_skip(test, "no part of the direct map is mapped by a 1 GiB entry");
+}
+
 static void block_alias_of_a_foreign_page_is_still_changed(struct kunit *test)
 {
 	struct unmapped_cache_entry e;
@@ -514,8 +554,52 @@ static void block_grab_unmap_failure_is_clean(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PAGES_OUT) - out,
 			UNMAPPED_CACHE_BLOCK_PAGES);
 }
+
+/*
+ * A candidate block in a 1 GiB leaf of the direct map is passed over
+ * while another can be had (the fault point makes the first ones look
+ * so): the grab takes a later one, gives back the ones it passed over and
+ * splits nothing.  When every candidate looks so, it takes the first.
+ */
+static void block_grab_spares_a_1g_leaf(struct kunit *test)
+{
+	struct fault_attr *attr = &fail_unmapped_cache_gb_leaf;
+	long in = uc_block_stat(UC_BLOCK_PAGES_IN);
+	long spared = uc_block_stat(UC_BLOCK_GB_SPARED);
+	long passed = uc_block_stat(UC_BLOCK_PASSED_OVER);
+	long split = uc_block_stat(UC_BLOCK_GB_SPLIT);
+	struct uc_block *block;
+
+	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, attr), 0);
+	atomic_set(&attr->times, 3);
+	block = uc_test_grab(test, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_EXPECT_EQ(test, atomic_read(&attr->times), 0);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_GB_SPARED), spared + 1);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PASSED_OVER), passed + 3);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_GB_SPLIT), split);
+	/* Only the block taken came in; the others went straight back. */
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PAGES_IN) - in,
+			UNMAPPED_CACHE_BLOCK_PAGES);
+	uc_expect_block_state(test, uc_block_addr(block), false);
+
+	atomic_set(&attr->times, -1);		/* every candidate */
+	block = uc_test_grab(test, NUMA_NO_NODE);
+	uc_fault_disarm(attr);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_GB_SPARED), spared + 1);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_PASSED_OVER),
+			passed + 3 + UC_BLOCK_GB_TRIES);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_GB_SPLIT), split + 1);
+	uc_expect_block_state(test, uc_block_addr(block), false);
+}
 #else
 static void block_grab_alloc_failure_is_clean(struct kunit *test)
+{
+	kunit_skip(test, "requires CONFIG_UNMAPPED_CACHE_FAULT_INJECTION");
+}
+
+static void block_grab_spares_a_1g_leaf(struct kunit *test)
 {
 	kunit_skip(test, "requires CONFIG_UNMAPPED_CACHE_FAULT_INJECTION");
 }
@@ -1763,6 +1847,8 @@ static struct kunit_case uc_block_test_cases[] = {
 	KUNIT_CASE(block_alias_of_a_foreign_page_is_still_changed),
 	KUNIT_CASE(block_grab_alloc_failure_is_clean),
 	KUNIT_CASE(block_grab_unmap_failure_is_clean),
+	KUNIT_CASE(block_grab_spares_a_1g_leaf),
+	KUNIT_CASE(block_splits_only_in_a_1g_leaf),
 	{}
 };
 

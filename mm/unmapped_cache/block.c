@@ -11,6 +11,9 @@
  *    block never comes from ZONE_MOVABLE or from a CMA pageblock.  It is
  *    zeroed (__GFP_ZERO), or filled with the byte the caller asks for
  *    (trap instructions for text), while the direct map still maps it.
+ *    It is a free order-9 page if there is one, else one made by direct
+ *    compaction, preferably outside 1 GiB direct-map leaves (see "Where a
+ *    block comes from" below).
  * 2. split_page() turns it into order-0 pages with a reference count each,
  *    so that later owners can hold and drop single pages.
  * 3. The block is recorded in uc_blocks, so that any pfn can be checked for
@@ -109,6 +112,10 @@ const char *const uc_block_stat_names[] = {
 	[UC_BLOCK_POISON_KEPT]		= "blocks kept for a poisoned page",
 	[UC_BLOCK_PAGES_IN]		= "pages from page allocator",
 	[UC_BLOCK_PAGES_OUT]		= "pages to page allocator",
+	[UC_BLOCK_COMPACTED]		= "blocks found by direct compaction",
+	[UC_BLOCK_GB_SPARED]		= "1G leaves spared by passing over a block",
+	[UC_BLOCK_PASSED_OVER]		= "blocks passed over in 1G leaves",
+	[UC_BLOCK_GB_SPLIT]		= "blocks taken from a 1G leaf",
 };
 
 static_assert(ARRAY_SIZE(uc_block_stat_names) == UC_BLOCK_STAT_COUNT);
@@ -123,19 +130,92 @@ static unsigned long uc_block_index(unsigned long pfn)
 	return pfn >> UNMAPPED_CACHE_BLOCK_ORDER;
 }
 
-static struct page *uc_block_alloc_pages(int nid, int fill)
+/*
+ * Where a block comes from.
+ *
+ * Compaction: a block is first asked for without direct reclaim, so that
+ * a free order-9 page is taken as it is (kswapd and kcompactd are woken
+ * when there is none).  Only then is it asked for with direct reclaim and
+ * compaction, __GFP_RETRY_MAYFAIL: the page allocator migrates movable
+ * pages out of a pageblock, escalating from asynchronous to synchronous
+ * compaction, as long as that makes progress, and fails rather than call
+ * the OOM killer.  __GFP_NORETRY would give up after one asynchronous
+ * pass, which finds nothing once free memory is scattered over every
+ * pageblock (the blocks job of make check scatters it so).  A block found
+ * so is counted (UC_BLOCK_COMPACTED, the vmstat event
+ * unmapped_cache_refill_compact); when even that fails, the refill fails
+ * and the caller takes its stock path (unmapped_cache_refill_failed).
+ *
+ * 1 GiB leaves: a block inside a part of the direct map still mapped by
+ * a 1 GiB entry splits that entry into 512 PMDs when it leaves the direct
+ * map (a level-3 split, for good).  A block that would do so is passed
+ * over, kept while up to UC_BLOCK_GB_TRIES more are asked for (without
+ * direct reclaim, so that the search costs no compaction), so that the
+ * page allocator does not hand the same one back; the first block in a
+ * GiB that is split already is taken, and the others go back at once.
+ * Only if every one of them sits in a 1 GiB leaf is the first one taken,
+ * and the split happens.
+ */
+static struct page *uc_block_alloc_one(int nid, gfp_t gfp, int fill)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN;
-	struct page *page;
-
 	if (!fill)
 		gfp |= __GFP_ZERO;
+	return alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN,
+				UNMAPPED_CACHE_BLOCK_ORDER);
+}
+
+static bool uc_block_in_gb_leaf(struct page *page)
+{
+	return arch_unmapped_cache_block_splits(page) || uc_should_see_gb_leaf();
+}
+
+static struct page *uc_block_find(int nid, int fill)
+{
+	const gfp_t gfp_free = GFP_KERNEL & ~__GFP_DIRECT_RECLAIM;
+	struct page *passed[UC_BLOCK_GB_TRIES + 1];
+	struct page *page;
+	int i, n = 0;
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 	if (should_fail(&fail_unmapped_cache_block, UNMAPPED_CACHE_BLOCK_SIZE))
 		return NULL;
 #endif
-	page = alloc_pages_node(nid, gfp, UNMAPPED_CACHE_BLOCK_ORDER);
+	page = uc_block_alloc_one(nid, gfp_free, fill);
+	if (!page) {
+		page = uc_block_alloc_one(nid, GFP_KERNEL | __GFP_RETRY_MAYFAIL,
+					  fill);
+		if (!page)
+			return NULL;
+		uc_block_count(UC_BLOCK_COMPACTED, 1);
+		count_vm_event(UNMAPPED_CACHE_REFILL_COMPACT);
+	}
+
+	while (page && uc_block_in_gb_leaf(page)) {
+		passed[n++] = page;
+		page = n <= UC_BLOCK_GB_TRIES ? uc_block_alloc_one(nid, gfp_free, fill) :
+						NULL;
+	}
+	if (page && n)
+		uc_block_count(UC_BLOCK_GB_SPARED, 1);
+	if (!page) {
+		/* Every candidate sits in a 1 GiB leaf: split the first one's. */
+		page = passed[0];
+		passed[0] = NULL;
+		uc_block_count(UC_BLOCK_GB_SPLIT, 1);
+	}
+	for (i = 0; i < n; i++) {
+		if (!passed[i])
+			continue;
+		__free_pages(passed[i], UNMAPPED_CACHE_BLOCK_ORDER);
+		uc_block_count(UC_BLOCK_PASSED_OVER, 1);
+	}
+	return page;
+}
+
+static struct page *uc_block_alloc_pages(int nid, int fill)
+{
+	struct page *page = uc_block_find(nid, fill);
+
 	if (!page)
 		return NULL;
 

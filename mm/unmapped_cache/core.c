@@ -95,6 +95,7 @@ DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_vspace);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_magazine);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_page_held);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_gb_leaf);
 
 bool unmapped_cache_should_fail_direct_map(void)
 {
@@ -120,6 +121,13 @@ bool uc_should_hold_page(void)
 			   UNMAPPED_CACHE_BLOCK_SIZE);
 }
 
+/* A candidate block is taken to sit in an unsplit 1 GiB leaf. */
+bool uc_should_see_gb_leaf(void)
+{
+	return should_fail(&fail_unmapped_cache_gb_leaf,
+			   UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
 static void __init uc_fault_debugfs_init(void)
 {
 	fault_create_debugfs_attr("fail_unmapped_cache_block", NULL,
@@ -132,6 +140,8 @@ static void __init uc_fault_debugfs_init(void)
 				  &fail_unmapped_cache_magazine);
 	fault_create_debugfs_attr("fail_unmapped_cache_page_held", NULL,
 				  &fail_unmapped_cache_page_held);
+	fault_create_debugfs_attr("fail_unmapped_cache_gb_leaf", NULL,
+				  &fail_unmapped_cache_gb_leaf);
 }
 #else
 static inline void uc_fault_debugfs_init(void) { }

@@ -102,6 +102,9 @@ struct uc_vspace {
 	unsigned long used;
 };
 
+/* Blocks a grab asks for, past one in a 1 GiB leaf (see block.c). */
+#define UC_BLOCK_GB_TRIES	8
+
 /* Counters of the block layer; see uc_block_stat_names[] in block.c. */
 enum uc_block_stat {
 	UC_BLOCK_GRABBED,		/* blocks taken out of the direct map */
@@ -115,6 +118,10 @@ enum uc_block_stat {
 	UC_BLOCK_POISON_KEPT,		/* release of a block with a poisoned page */
 	UC_BLOCK_PAGES_IN,		/* pages taken from the page allocator */
 	UC_BLOCK_PAGES_OUT,		/* pages handed back to the page allocator */
+	UC_BLOCK_COMPACTED,		/* blocks found only by direct compaction */
+	UC_BLOCK_GB_SPARED,		/* grabs that passed over a block in a 1G leaf */
+	UC_BLOCK_PASSED_OVER,		/* blocks passed over so */
+	UC_BLOCK_GB_SPLIT,		/* blocks taken out of a 1G leaf anyway */
 	UC_BLOCK_STAT_COUNT,
 };
 
@@ -467,13 +474,16 @@ extern struct fault_attr fail_unmapped_cache_direct_map;
 extern struct fault_attr fail_unmapped_cache_vspace;
 extern struct fault_attr fail_unmapped_cache_magazine;
 extern struct fault_attr fail_unmapped_cache_page_held;
+extern struct fault_attr fail_unmapped_cache_gb_leaf;
 bool uc_should_fail_vspace(unsigned long size);
 bool uc_should_fail_magazine(void);
 bool uc_should_hold_page(void);
+bool uc_should_see_gb_leaf(void);
 #else
 static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
 static inline bool uc_should_fail_magazine(void) { return false; }
 static inline bool uc_should_hold_page(void) { return false; }
+static inline bool uc_should_see_gb_leaf(void) { return false; }
 #endif
 
 #ifdef CONFIG_UNMAPPED_CACHE_DEBUG

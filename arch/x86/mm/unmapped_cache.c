@@ -96,6 +96,14 @@ int arch_unmapped_cache_unmap_block(struct page *page, unsigned long *state)
 	return 0;
 }
 
+bool arch_unmapped_cache_block_splits(struct page *page)
+{
+	unsigned int level;
+
+	return lookup_address((unsigned long)page_address(page), &level) &&
+	       level > PG_LEVEL_2M;
+}
+
 int arch_unmapped_cache_restore_block(struct page *page, unsigned long state)
 {
 	unsigned long addr = (unsigned long)page_address(page);

@@ -41,3 +41,47 @@ if [ -d $f ]; then
 	     "deferred=+$(( $(uc_stat 'releases deferred (page busy)') - deferred0 ))" \
 	     "waiting_after_put=$(uc_stat 'blocks waiting for a page') held_after=$(uc_stat 'blocks held')"
 fi
+
+# Fragmented memory: a process touches 90% of MemAvailable and frees every
+# other page, so that most free memory is single pages.  Then take all the
+# free order-9 pages /proc/buddyinfo still shows, and 16 more, at once: the
+# 16 can only come from compaction (migrating the process's pages), direct
+# for the first at least, since proactive compaction is off meanwhile, and
+# no block may split the direct map at level 2.  Prints
+#   UC-FRAG free_2m=F blocks=N rc=R compacted=+C refill_failed=+X l2=+0
+#           l3=+.. gb_spared=+.. passed_over=+.. gb_split=+..
+free_2m() {
+	awk '$3 == "zone" && ($4 == "DMA32" || $4 == "Normal") {
+		for (o = 9; o <= 10 && 5 + o <= NF; o++) n += $(5 + o) * 2 ^ (o - 9) }
+	     END { print n + 0 }' /proc/buddyinfo
+}
+echo 1 > $dbg/drain
+proactive=$(cat /proc/sys/vm/compaction_proactiveness)
+echo 0 > /proc/sys/vm/compaction_proactiveness
+"$UC_BIN/hog" --scatter 90 /run/tmp/frag.ready &
+hog=$!
+i=0
+while [ ! -e /run/tmp/frag.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+[ -e /run/tmp/frag.ready ] || { echo "scatter did not finish"; kill $hog; exit 1; }
+f2m=$(free_2m)
+n=$((f2m + 16))
+c0=$(uc_stat 'blocks found by direct compaction')
+x0=$(vmstat unmapped_cache_refill_failed)
+s0=$(uc_stat '1G leaves spared by passing over a block')
+p0=$(uc_stat 'blocks passed over in 1G leaves')
+g0=$(uc_stat 'blocks taken from a 1G leaf')
+l2=$(vmstat direct_map_level2_splits) l3=$(vmstat direct_map_level3_splits)
+exercise "$n"
+r=$?
+echo "UC-FRAG free_2m=$f2m blocks=$n rc=$r" \
+     "compacted=+$(( $(uc_stat 'blocks found by direct compaction') - c0 ))" \
+     "refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))" \
+     "l2=+$(( $(vmstat direct_map_level2_splits) - l2 ))" \
+     "l3=+$(( $(vmstat direct_map_level3_splits) - l3 ))" \
+     "gb_spared=+$(( $(uc_stat '1G leaves spared by passing over a block') - s0 ))" \
+     "passed_over=+$(( $(uc_stat 'blocks passed over in 1G leaves') - p0 ))" \
+     "gb_split=+$(( $(uc_stat 'blocks taken from a 1G leaf') - g0 ))"
+kill $hog
+wait $hog 2>/dev/null
+echo "$proactive" > /proc/sys/vm/compaction_proactiveness
+exit 0

@@ -46,7 +46,7 @@ echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off 
 insmod "$mods/uc_tlbcount.ko" || { echo "cannot load uc_tlbcount"; exit 1; }
 
 if grep -q 'uc.scatter=1' /proc/cmdline; then
-	"$UC_BIN/hog" --scatter 70 /run/tmp/scatter.ready &
+	"$UC_BIN/hog" --scatter 90 /run/tmp/scatter.ready &
 	scatter=$!
 	# Wait until it has touched and punched its area.
 	i=0

@@ -51,11 +51,14 @@ uc_footprint() {
 }
 
 # The figures every workload reports, as KEY=VALUE words: splits, DirectMap
-# sizes (kB), blocks grabbed and held by the cache, the uptime t in 1/100 s,
+# sizes (kB), blocks grabbed and held by the cache, its refills that needed
+# direct compaction (compact) or failed (rfail), the uptime t in 1/100 s,
 # and tlb (kernel TLB flushes) while the uc_tlbcount test module is loaded.
 uc_snapshot() {
 	echo "l2=$(vmstat direct_map_level2_splits)" \
 	     "l3=$(vmstat direct_map_level3_splits)" \
+	     "compact=$(vmstat unmapped_cache_refill_compact)" \
+	     "rfail=$(vmstat unmapped_cache_refill_failed)" \
 	     "dm4k=$(meminfo DirectMap4k)" \
 	     "dm2m=$(meminfo DirectMap2M)" \
 	     "dm1g=$(meminfo DirectMap1G)" \
