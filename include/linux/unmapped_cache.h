@@ -196,6 +196,8 @@ int arch_unmapped_cache_unmap_block(struct page *page, unsigned long *state);
  * it, so that the cache can prefer blocks in parts of the direct map that
  * are split already.  Takes no lock; the answer may be stale by the time
  * the block is removed, which costs at most the split it tried to avoid.
+ *
+ * Return: true if removing the block would split a larger entry.
  */
 bool arch_unmapped_cache_block_splits(struct page *page);
 
