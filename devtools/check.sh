@@ -20,7 +20,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy hwpoison hibernate bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy hwpoison numa hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -318,6 +318,52 @@ sec_hwpoison() {
 	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
 		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
 	splat_scan "guest: hwpoison job" "$log"
+}
+
+sec_numa() {
+	# A two-node guest (jobs/numa.sh): secret pages land on the node of
+	# the CPU that takes them (>= 99 %) or the node the task's memory
+	# policy names, go back to the arena of their node whichever CPU frees
+	# them, and reclaim on one node shrinks only that node's blocks.
+	log=$UC_GUEST/logs/numa.log
+	guest "NUMA job (2 nodes)" "$log" --timeout 600 --smp 2 --numa 2 --mem 1024 \
+		--append unmapped_cache.reap_interval_ms=0 numa
+	nu() { grep -a "^UC-NUMA $1" "$log" | head -1 | tr -d '\r'; }
+	line=$(nu topology)
+	case "$line" in *nodes=2\ cpu0=0\ cpu1=1)
+		pass "guest: NUMA job: 2 nodes, CPU 0 on node 0 and CPU 1 on node 1 ($line)" ;;
+	*)	fail "guest: NUMA job topology: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(nu step=local)
+	case "$line" in *pages=2048\ *ok=1)
+		pass "guest: secret pages on the allocating CPU's node, >= 99 % ($line)" ;;
+	*)	fail "guest: secret pages on the local node: ${line:-no line} (log: $log)" ;;
+	esac
+	for step in bind preferred interleave; do
+		line=$(nu step=$step)
+		case "$line" in *ok=1)
+			pass "guest: secret pages follow the task's MPOL_${step^^} policy, from the cache ($line)" ;;
+		*)	fail "guest: secret pages with MPOL_${step^^}: ${line:-no line} (log: $log)" ;;
+		esac
+	done
+	line=$(nu step=home1)
+	case "$line" in *back0=0\ back1=1536\ *ok=1)
+		pass "guest: node 1 pages freed on CPU 0 go back to node 1's arena, none to node 0's ($line)" ;;
+	*)	fail "guest: node 1 pages freed on CPU 0: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(nu step=home0)
+	case "$line" in *back0=1536\ back1=0\ *ok=1)
+		pass "guest: control: node 0 pages freed on CPU 1 go back to node 0's arena, none to node 1's ($line)" ;;
+	*)	fail "guest: node 0 pages freed on CPU 1: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(nu step=shrink)
+	case "$line" in *ok=1)
+		pass "guest: reclaim on node 1 gives back node 1's blocks and keeps node 0's ($line)" ;;
+	*)	fail "guest: per-node shrinker: ${line:-no line} (log: $log)" ;;
+	esac
+	[ $job_rc -eq 0 ] && grep -aq '^UC-NUMA-END rc=0' "$log" ||
+		fail "guest: NUMA job (status $job_rc, log: $log): $(grep -a '^numa:' "$log" | head -3 | tr -d '\r')"
+	splat_scan "guest: NUMA job" "$log"
 }
 
 sec_hibernate() {
@@ -620,7 +666,7 @@ sec_rt() {
 		"$log" --kcsan uc_race --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
-for sec in kunit blocks pressure secrecy hwpoison hibernate bpftools callers soak debug rt; do
+for sec in kunit blocks pressure secrecy hwpoison numa hibernate bpftools callers soak debug rt; do
 	want $sec && sec_$sec
 done
 

@@ -8,6 +8,9 @@
 #   --append "ARGS"   extra kernel parameters (may be repeated)
 #   --smp N           vCPUs (default 2; 4 for the kunit job)
 #   --mem MB          guest memory (default 2048)
+#   --numa N          N NUMA nodes, one socket each: the memory and the
+#                     vCPUs split evenly between them, in order (QEMU -numa,
+#                     seen through ACPI SRAT)
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
@@ -43,13 +46,14 @@
 # (devtools/check.sh, sec_rt).
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 drives=()
-hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0
+hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0 numa=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostroot) hostroot=1 ;;
 	--append) append="$append $2"; shift ;;
 	--smp) smp=$2; smp_set=1; shift ;;
 	--mem) mem=$2; shift ;;
+	--numa) numa=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
@@ -82,6 +86,18 @@ fi
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -smp "$smp" -m "$mem"
       -nographic -no-reboot -bios /usr/share/qemu/qboot.rom
       -kernel "$kernel" "${drives[@]}")
+if [ "$numa" -gt 1 ]; then
+	per=$((mem / numa)) cpus=$((smp / numa))
+	[ $((per * numa)) -eq "$mem" ] && [ $((cpus * numa)) -eq "$smp" ] ||
+		uc_die "--mem $mem and --smp $smp do not split evenly over $numa nodes"
+	# A socket per node: the scheduler wants a cache shared by CPUs of
+	# one node (topology_sane() warns otherwise).
+	qemu[6]="$smp,sockets=$numa,cores=$cpus,threads=1"
+	for n in $(seq 0 $((numa - 1))); do
+		qemu+=(-object "memory-backend-ram,id=m$n,size=${per}M"
+		       -numa "node,nodeid=$n,memdev=m$n,cpus=$((n * cpus))-$(((n + 1) * cpus - 1))")
+	done
+fi
 if [ $hostroot -eq 1 ]; then
 	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 	cmdline="$cmdline root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"

@@ -16,6 +16,7 @@
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/memcontrol.h>
+#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -355,16 +356,34 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 	uc_cache_count(cache, nid, -1, -(long)(PAGE_ALIGN(size) >> PAGE_SHIFT));
 }
 
+/*
+ * The node a page for the current task comes from: the one its memory
+ * policy picks (bind, preferred, interleave), as alloc_page() would; the
+ * local memory node outside task context or without a policy.  Were that
+ * node's arena unable to grow, the caller's stock path falls back along
+ * the policy's nodes as before.
+ */
+static int uc_policy_node(void)
+{
+#ifdef CONFIG_NUMA
+	return mempolicy_slab_node();
+#else
+	return NUMA_NO_NODE;
+#endif
+}
+
 /**
  * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
  * @cache: a NONE cache.
  * @gfp:   GFP_KERNEL to allow a refill, GFP_ATOMIC to use only pages the
  *         cache already has.
  *
- * The page is zeroed, has a reference count of one that belongs to the
- * caller, and has no present direct-map entry: the caller maps it where it
- * needs it (in user space, say) and must not expect page_address() to
- * work.  Its ->private belongs to the cache.  The page comes back with
+ * The page comes from the node the task's memory policy picks, the local
+ * memory node by default, like a page from alloc_page().  It is zeroed,
+ * has a reference count of one that belongs to the caller, and has no
+ * present direct-map entry: the caller maps it where it needs it (in user
+ * space, say) and must not expect page_address() to work.  Its ->private
+ * belongs to the cache.  The page comes back with
  * unmapped_cache_free_page(), or when its last reference is put (see
  * unmapped_cache_take_freed_page()), whoever puts it: it may live in the
  * page cache and on the LRU lists like any page the caller allocated.
@@ -380,7 +399,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 
 	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return NULL;
-	arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	arena = uc_arena_get(UNMAPPED_CACHE_NONE, uc_policy_node());
 	if (!arena)
 		return NULL;
 

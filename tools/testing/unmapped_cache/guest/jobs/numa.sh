@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0
+# The cache on a two-node guest (make check boots it with --numa 2: CPU 0
+# on node 0, CPU 1 on node 1, half the memory each) and the reaper off
+# (unmapped_cache.reap_interval_ms=0), so that only what a step does
+# changes what the cache holds.  Secret memory is the caller; the node of
+# every page comes from its frame number (numa_probe reads pagemap and the
+# zone spans), independent of the cache's own bookkeeping.
+#   local     a process on each CPU takes 1024 pages: share on its node
+#   policy    a process on CPU 0 with MPOL_BIND, MPOL_PREFERRED to node 1,
+#             and MPOL_INTERLEAVE over both: the pages follow the policy,
+#             and the cache handed them out (the node's
+#             nr_unmapped_cache_none grew by as many pages)
+#   home      1536 pages taken on CPU 1 and freed on CPU 0 go back to the
+#             NONE arena of node 1, node 0's does not see them; and the
+#             same on node 0 as the control
+#   shrink    a process bound to node 1 takes memory until reclaim on
+#             node 1 runs: the cache gives back blocks of node 1 and keeps
+#             every block of node 0
+# Prints
+#   UC-NUMA topology nodes=N cpu0=N cpu1=N
+#   UC-NUMA step=NAME ... ok=0|1
+#   UC-NUMA-END rc=N
+. "$UC_DIR/jobs/lib.sh"
+
+dbg=/sys/kernel/debug/unmapped_cache
+sysnode=/sys/devices/system/node
+out=/run/tmp/numa
+rc=0
+mkdir -p $out
+
+bad() {
+	echo "numa: $*"
+	rc=1
+}
+
+# nvm NODE KEY: a counter of the node's vmstat, per-CPU deltas folded.
+nvm() {
+	echo 1 > /proc/sys/vm/stat_refresh
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' \
+		$sysnode/node$1/vmstat
+}
+
+# arena_free NODE: free pages of the NONE arena of NODE: range tree,
+# magazines and depot.
+arena_free() {
+	awk '/pages free in tree:|pages in magazines:|pages in depot:/ { s += $NF }
+	     END { print s + 0 }' $dbg/arena/none-node$1
+}
+
+# field LINE KEY: the value of KEY=VALUE in LINE.
+field() {
+	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# probe NAME ARGS...: numa_probe secret ARGS; its line in $pline.
+probe() {
+	name=$1
+	shift
+	"$UC_BIN/numa_probe" secret "$@" > $out/$name 2>&1 ||
+		bad "$name: numa_probe failed: $(cat $out/$name)"
+	pline=$(grep '^numa_probe: secret' $out/$name)
+}
+
+if [ ! -r $dbg/arena/none-node1 ] || [ ! -r $sysnode/node1/vmstat ]; then
+	echo "numa: needs the cache on and a second node with memory"
+	ls $sysnode $dbg/arena 2>&1 | tr '\n' ' '
+	echo
+	echo "UC-NUMA-END rc=1"
+	exit 1
+fi
+cpu0=$(ls -d $sysnode/node*/cpu0 | sed 's|.*/node\([0-9]*\)/.*|\1|')
+cpu1=$(ls -d $sysnode/node*/cpu1 | sed 's|.*/node\([0-9]*\)/.*|\1|')
+nodes=$(ls -d $sysnode/node[0-9]* | wc -l)
+echo "UC-NUMA topology nodes=$nodes cpu0=$cpu0 cpu1=$cpu1"
+[ "$nodes" = 2 ] && [ "$cpu0" = 0 ] && [ "$cpu1" = 1 ] ||
+	bad "topology: want 2 nodes, CPU 0 on node 0 and CPU 1 on node 1"
+
+echo 1 > $dbg/drain
+
+# local: each CPU's pages on its own node.
+probe local0 --cpu 0 1024
+l0=$pline
+probe local1 --cpu 1 1024
+l1=$pline
+echo "$l0"
+echo "$l1"
+local_pages=$(( $(field "$l0" node0) + $(field "$l1" node1) ))
+total=$(( $(field "$l0" pages) + $(field "$l1" pages) ))
+share=$(( local_pages * 1000 / (total > 0 ? total : 1) ))
+ok=0
+[ $total -eq 2048 ] && [ $share -ge 990 ] && ok=1
+echo "UC-NUMA step=local pages=$total local=$local_pages permille=$share ok=$ok"
+[ $ok = 1 ] || bad "local: $local_pages of $total pages on the allocating CPU's node"
+
+# snap: the NONE arenas' free pages and the pages handed out, per node.
+snap() {
+	echo "$(arena_free 0) $(arena_free 1) $(nvm 0 nr_unmapped_cache_none) $(nvm 1 nr_unmapped_cache_none)"
+}
+
+# held NAME ARGS...: numa_probe secret --hold ARGS in the background;
+# once its pages are in use, $at holds snap(); after it ended, $end does;
+# the probe's line is in $pline.
+held() {
+	name=$1
+	shift
+	rm -f $out/held
+	"$UC_BIN/numa_probe" secret --hold $out/held "$@" > $out/$name 2>&1 &
+	pid=$!
+	n=0
+	while [ ! -e $out/held ] && [ $n -lt 600 ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	at=$(snap)
+	rm -f $out/held
+	wait $pid || bad "$name: numa_probe failed: $(cat $out/$name)"
+	end=$(snap)
+	pline=$(grep '^numa_probe: secret' $out/$name)
+}
+
+# policy NAME ARGS...: held, and the pages the cache handed out on each
+# node while they were in use (nr_unmapped_cache_none); the result in
+# $line.
+policy() {
+	before=$(snap)
+	held "$@"
+	set -- $before
+	b2=$3 b3=$4
+	set -- $at
+	line="$pline cached0=$(( $3 - b2 )) cached1=$(( $4 - b3 ))"
+}
+
+policy bind --cpu 0 --policy bind 1 512
+n1=$(field "$line" node1)
+ok=0
+[ "$n1" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
+echo "UC-NUMA step=bind $line ok=$ok"
+[ $ok = 1 ] || bad "bind: not all 512 pages from the cache on node 1"
+
+policy preferred --cpu 0 --policy preferred 1 512
+n1=$(field "$line" node1)
+ok=0
+[ "$n1" -ge 507 ] && [ "$(field "$line" cached1)" -ge 507 ] && ok=1
+echo "UC-NUMA step=preferred $line ok=$ok"
+[ $ok = 1 ] || bad "preferred: fewer than 99 % of 512 pages from the cache on node 1"
+
+policy interleave --cpu 0 --policy interleave 0,1 512
+n0=$(field "$line" node0)
+n1=$(field "$line" node1)
+c0=$(field "$line" cached0)
+c1=$(field "$line" cached1)
+ok=0
+[ "$n0" -ge 128 ] && [ "$n1" -ge 128 ] && [ $((n0 + n1)) = 512 ] &&
+	[ $((c0 + c1)) = 512 ] && ok=1
+echo "UC-NUMA step=interleave $line ok=$ok"
+[ $ok = 1 ] || bad "interleave: want both nodes >= 128 of 512 pages, all from the cache"
+
+# home ON OFF: 1536 pages taken on CPU ON, freed on CPU OFF: from the
+# moment they are in use to the end, which arena's free pages grew, and
+# whether the pages handed out on each node went back to what they were.
+home() {
+	before=$(snap)
+	held home$1 --cpu $1 --free-on $2 1536
+	set -- $before
+	u0=$3 u1=$4
+	set -- $at
+	a0=$1 a1=$2
+	set -- $end
+	line="$pline back0=$(( $1 - a0 )) back1=$(( $2 - a1 )) live0=$(( $3 - u0 )) live1=$(( $4 - u1 ))"
+}
+home 1 0
+ok=0
+[ "$(field "$line" node1)" = 1536 ] && [ "$(field "$line" back1)" = 1536 ] &&
+	[ "$(field "$line" back0)" = 0 ] &&
+	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
+echo "UC-NUMA step=home1 $line ok=$ok"
+[ $ok = 1 ] || bad "home1: pages of node 1 freed on CPU 0 did not all go back to node 1's arena"
+home 0 1
+ok=0
+[ "$(field "$line" node0)" = 1536 ] && [ "$(field "$line" back0)" = 1536 ] &&
+	[ "$(field "$line" back1)" = 0 ] &&
+	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
+echo "UC-NUMA step=home0 $line ok=$ok"
+[ $ok = 1 ] || bad "home0: pages of node 0 freed on CPU 1 did not all go back to node 0's arena"
+
+# shrink: reclaim on node 1 only.  Both nodes' arenas hold free blocks now.
+h0=$(nvm 0 nr_unmapped_cache_held)
+h1=$(nvm 1 nr_unmapped_cache_held)
+f0=$(arena_free 0)
+f1=$(arena_free 1)
+hline=$("$UC_BIN/numa_probe" hog --node 1 --until-held-drops 2>&1)
+hrc=$?
+g0=$(nvm 0 nr_unmapped_cache_held)
+g1=$(nvm 1 nr_unmapped_cache_held)
+echo "$hline"
+ok=0
+[ $hrc = 0 ] && [ $f0 -ge 1024 ] && [ $f1 -ge 1024 ] && [ $g1 -lt $h1 ] &&
+	[ $g0 -ge $h0 ] && ok=1
+echo "UC-NUMA step=shrink free0=$f0 free1=$f1 held0=$h0:$g0 held1=$h1:$g1 hog_rc=$hrc ok=$ok"
+[ $ok = 1 ] || bad "shrink: want node 1's holding down and node 0's kept"
+grep -E '^(nr_unmapped_cache|unmapped_cache)' /proc/vmstat | tr '\n' ' '
+echo
+
+echo "UC-NUMA-END rc=$rc"
+exit $rc
