@@ -30,6 +30,7 @@
 #include <linux/mmzone.h>
 #include <linux/pfn.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/prandom.h>
@@ -1245,6 +1246,138 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
 }
 
+/*
+ * The fast path shares no cache line between CPUs that it writes.  One
+ * kthread per online CPU, bound to it, puts a round in its magazines,
+ * waits until every other one has, and then all do UC_SHARE_PAIRS
+ * single-page pairs on one RW cache at the same time.  Over that window:
+ * no depot lock is taken and the range tree is not touched (the arena's
+ * and the depot's locks are the only locks CPUs share), every allocation
+ * is a magazine hit, and each CPU works on one page of its own, so the
+ * only atomic read-modify-write of the path, the cmpxchg on the page's
+ * ->private in uc_round_untag(), is on a struct page no other CPU
+ * touches (and in no cache line of another CPU's struct page).  The
+ * per-CPU state (loaded magazine, counters, vmstat deltas) is this_cpu
+ * data, and the magazines, kmalloc()ed at 1 KiB, share no line either.
+ */
+#define UC_SHARE_PAIRS	10000
+
+struct uc_share {
+	struct unmapped_cache *cache;
+	atomic_t *ready;		/* workers with a round in a magazine */
+	struct completion *start;	/* all of them are */
+	struct completion done;
+	struct page *page;		/* the page of the first pair */
+	unsigned long pairs;		/* pairs done */
+	unsigned long other;		/* pairs that got another page */
+	bool warm;			/* the warm-up allocation worked */
+};
+
+static int uc_share_fn(void *data)
+{
+	struct uc_share *sh = data;
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	unsigned long i;
+	void *p;
+
+	p = unmapped_cache_alloc(sh->cache, PAGE_SIZE, GFP_KERNEL);
+	sh->warm = p;
+	if (p)
+		unmapped_cache_free(sh->cache, p, PAGE_SIZE);
+	atomic_inc(sh->ready);
+	wait_for_completion(sh->start);
+	for (i = 0; sh->warm && arena && i < UC_SHARE_PAIRS; i++) {
+		p = unmapped_cache_alloc(sh->cache, PAGE_SIZE, GFP_KERNEL);
+		if (!p)
+			break;
+		if (!sh->page)
+			sh->page = uc_round_page(arena, (unsigned long)p);
+		else if (uc_round_page(arena, (unsigned long)p) != sh->page)
+			sh->other++;
+		unmapped_cache_free(sh->cache, p, PAGE_SIZE);
+		sh->pairs++;
+	}
+	complete(&sh->done);
+	return 0;
+}
+
+/* The cache lines [first, last] that the struct page of @page spans. */
+static void uc_test_page_lines(struct page *page, unsigned long *first,
+			       unsigned long *last)
+{
+	*first = (unsigned long)page / L1_CACHE_BYTES;
+	*last = ((unsigned long)(page + 1) - 1) / L1_CACHE_BYTES;
+}
+
+static void mag_fast_path_shares_nothing_between_cpus(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	unsigned long locked, allocs, frees, hits, f1, l1, f2, l2;
+	DECLARE_COMPLETION_ONSTACK(start);
+	struct task_struct *task;
+	atomic_t ready = ATOMIC_INIT(0);
+	struct uc_share *sh;
+	int cpu, n = 0, i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	sh = kunit_kcalloc(test, nr_cpu_ids, sizeof(*sh), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sh);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		sh[n].cache = cache;
+		sh[n].ready = &ready;
+		sh[n].start = &start;
+		init_completion(&sh[n].done);
+		task = kthread_create(uc_share_fn, &sh[n], "uc_share/%d", cpu);
+		if (IS_ERR(task)) {
+			KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		n++;
+	}
+	cpus_read_unlock();
+	/* Whatever failed above, the workers started run to the end. */
+	while (atomic_read(&ready) < n)
+		usleep_range(1000, 2000);
+	locked = READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]);
+	allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS);
+	frees = uc_arena_stat(arena, UC_ARENA_FREES);
+	hits = uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
+	complete_all(&start);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&sh[i].done);
+
+	KUNIT_EXPECT_EQ(test, n, (int)num_online_cpus());
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->depot.stats[UC_DEPOT_LOCKED]), locked);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_ALLOCS), allocs);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_FREES), frees);
+	KUNIT_EXPECT_EQ(test, uc_mag_stat(arena, UC_MAG_ALLOC_HIT),
+			hits + (unsigned long)n * UC_SHARE_PAIRS);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, sh[i].warm, "worker %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, sh[i].pairs, UC_SHARE_PAIRS, "worker %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, sh[i].other, 0, "worker %d", i);
+		if (!sh[i].page)
+			continue;
+		uc_test_page_lines(sh[i].page, &f1, &l1);
+		for (j = 0; j < i; j++) {
+			if (!sh[j].page)
+				continue;
+			uc_test_page_lines(sh[j].page, &f2, &l2);
+			KUNIT_EXPECT_TRUE_MSG(test, l1 < f2 || l2 < f1,
+					      "workers %d and %d share a struct page cache line",
+					      j, i);
+		}
+	}
+	uc_mag_drain();
+}
+
 /* Online CPUs that hold a magazine of @arena, full or empty (racy). */
 static unsigned int uc_test_cpus_with_mags(struct uc_arena *arena)
 {
@@ -1818,6 +1951,7 @@ static void mag_reap_gives_back_only_idle_blocks(struct kunit *test)
 
 static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_fast_path_takes_no_depot_lock),
+	KUNIT_CASE(mag_fast_path_shares_nothing_between_cpus),
 	KUNIT_CASE(mag_cpu_offline_gives_magazines_back),
 	KUNIT_CASE(mag_none_pages_reach_next_owner_clear),
 	KUNIT_CASE(mag_none_fast_path_stays_on_cpu),

@@ -168,6 +168,13 @@ static unsigned long uc_clear_base __ro_after_init;
 static DEFINE_PER_CPU_READ_MOSTLY(pte_t *, uc_clear_pte[UNMAPPED_CACHE_CLEAR_BATCH]);
 
 #define UC_CLEAR_WINDOW	(UNMAPPED_CACHE_CLEAR_BATCH * PAGE_SIZE)
+/*
+ * The span whose PTEs fill one cache line.  The windows start on such a
+ * boundary and each is a whole number of them, so no two CPUs ever write
+ * PTEs in the same cache line.
+ */
+#define UC_CLEAR_ALIGN	(L1_CACHE_BYTES / sizeof(pte_t) * PAGE_SIZE)
+static_assert(UC_CLEAR_WINDOW % UC_CLEAR_ALIGN == 0);
 
 static int __init uc_clear_pte_fn(pte_t *pte, unsigned long addr, void *data)
 {
@@ -182,10 +189,11 @@ int __init arch_unmapped_cache_init(void)
 {
 	struct vm_struct *area;
 
-	area = get_vm_area(nr_cpu_ids * UC_CLEAR_WINDOW, VM_MAP);
+	area = get_vm_area(nr_cpu_ids * UC_CLEAR_WINDOW + UC_CLEAR_ALIGN -
+			   PAGE_SIZE, VM_MAP);
 	if (!area)
 		return -ENOMEM;
-	uc_clear_base = (unsigned long)area->addr;
+	uc_clear_base = ALIGN((unsigned long)area->addr, UC_CLEAR_ALIGN);
 	return apply_to_page_range(&init_mm, uc_clear_base,
 				   nr_cpu_ids * UC_CLEAR_WINDOW,
 				   uc_clear_pte_fn, NULL);
