@@ -566,6 +566,28 @@ sec_callers() {
 	else
 		fail "guest: footprint counters (${fp:-no UC-FOOTPRINT name=drained line}; want held = debugfs held = 512 x (in - out) = held_kb / 4 > 0, and each permission's pages equal to debugfs, ro, rox and rw above 0; log: $log)"
 	fi
+	# Held against live memory once reclaim's shrinkers ran after each
+	# workload (the "+shrunk" lines): at most the blocks the live pages
+	# of each permission need, plus one block per arena with live pages
+	# (the one the shrinker keeps so that the next allocation pays no
+	# refill).  Before the shrink, free blocks are still held: that the
+	# same sum sees them is shown by the count of workloads over it.
+	fpsum=$(grep -ao 'UC-FOOTPRINT name=[^ ]* .*' "$log" | tr -d '\r' | awk '
+		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		  need = 0; active = 0
+		  split("none ro rox rw", p, " ")
+		  for (j = 1; j <= 4; j++) { n = v[p[j]] + 0
+			need += int((n + 511) / 512); active += (n > 0) }
+		  held = int(v["held"] / 512); over = held > need + active
+		  if (v["name"] ~ /[+]shrunk$/) { s++; if (over) { bad++; badl = badl " " v["name"] "=" held ">" need "+" active } }
+		  else { u++; uo += over } }
+		END { printf "%d %d %d %d%s", s, bad, u, uo, badl }')
+	set -- $fpsum
+	if [ "${1:-0}" -ge 5 ] && [ "$2" = 0 ]; then
+		pass "guest: after the shrinkers, each of the $1 workloads leaves the cache holding at most the blocks its live pages need + 1 per active arena (before the shrink $4 of $3 held more)"
+	else
+		fail "guest: held against live after the shrinkers: ${1:-0} +shrunk footprint lines (want >= 5), $2 over the goal:${fpsum#* * * * } (log: $log)"
+	fi
 	if grep -aq "UC-BPF-ROX allocations=[1-9]" "$log"; then
 		pass "guest: BPF programs come from the ROX arena with the cache on ($(grep -ao 'UC-BPF-ROX.*' "$log" | tr -d '\r'))"
 	else
