@@ -5,7 +5,8 @@
 # in each (tools/testing/unmapped_cache/guest/jobs/callers.sh), print
 # their figures side by side, and write a plot and a Markdown report to
 # $UC_CACHE/results/run-DATE/ (devtools/report.py).  A fifth boot runs the
-# single-page microbenchmark (jobs/bench.sh).  Console logs:
+# single-page microbenchmark (jobs/bench.sh), a sixth its scaling over the
+# vCPUs under multi-threaded TCG.  Console logs:
 # $UC_GUEST/logs/run-*.log.
 #
 # The report is also copied to reports/make-run.md (and its plot to
@@ -56,6 +57,13 @@ log=$UC_GUEST/logs/run-bench.log
 step 4/5 "booting once more for the single-page microbenchmark (5 samples, ~2 min)"
 "$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --log "$log" bench >/dev/null ||
 	{ echo "the bench job failed; console log: $log" >&2; exit 1; }
+logs+=("$log")
+
+log=$UC_GUEST/logs/run-scale.log
+step 4/5 "booting with a host thread per vCPU for the scaling benchmark (~1 min)"
+UC_QEMU_ACCEL=tcg,thread=multi "$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --smp 2 \
+	--append uc.scale=1 --log "$log" bench >/dev/null ||
+	{ echo "the scaling bench job failed; console log: $log" >&2; exit 1; }
 logs+=("$log")
 
 step 5/5 "comparison (deltas over each workload; log: off | on)"

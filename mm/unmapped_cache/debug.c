@@ -36,7 +36,10 @@
  *	the vmstat split counters count, drive the block layer.
  */
 
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/vmalloc.h>
 #include <linux/set_memory.h>
 #include <linux/mutex.h>
@@ -469,15 +472,157 @@ static int bench_set(void *data, u64 pairs)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(bench_fops, NULL, bench_set, "%llu\n");
 
+/*
+ * Scaling: the same single-page pairs on one CPU, then on every online
+ * CPU at once, one kthread bound to each, started together; the result is
+ * pairs per second of wall time.  The RW magazine path against
+ * alloc_page(), whose per-CPU lists scale the same way on hardware: under
+ * an emulator the second shows what the emulator lets scale.
+ */
+static const enum uc_bench_path uc_scale_paths[] = {
+	UC_BENCH_MAG_RW, UC_BENCH_ALLOC_PAGE,
+};
+
+struct uc_scale_worker {
+	enum uc_bench_path path;
+	struct unmapped_cache *rw;
+	unsigned long pairs;
+	atomic_t *ready;
+	struct completion *start;
+	struct completion done;
+	int err;
+};
+
+/* Results of the last run (pairs per second); under uc_exercise_lock. */
+static struct {
+	unsigned int cpus;
+	u64 rate[ARRAY_SIZE(uc_scale_paths)][2];	/* [path][1 CPU, all] */
+} uc_scale;
+
+static int uc_scale_fn(void *data)
+{
+	struct uc_scale_worker *w = data;
+	unsigned long i;
+
+	for (i = 0; i < w->pairs / 4 + 1 && !w->err; i++)	/* warm-up */
+		w->err = uc_bench_one(w->path, w->rw, NULL);
+	atomic_inc(w->ready);
+	wait_for_completion(w->start);
+	for (i = 0; i < w->pairs && !w->err; i++)
+		w->err = uc_bench_one(w->path, w->rw, NULL);
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * Run @path on the first @nr online CPUs at once; pairs per second, or a
+ * negative errno.
+ */
+static s64 uc_scale_run(enum uc_bench_path path, struct unmapped_cache *rw,
+			struct uc_scale_worker *w, unsigned int nr,
+			unsigned long pairs)
+{
+	DECLARE_COMPLETION_ONSTACK(start);
+	atomic_t ready = ATOMIC_INIT(0);
+	struct task_struct *task;
+	unsigned int n = 0, i;
+	int cpu, err = 0;
+	u64 t0, ns;
+
+	for_each_online_cpu(cpu) {
+		if (n == nr)
+			break;
+		w[n] = (struct uc_scale_worker) {
+			.path = path, .rw = rw, .pairs = pairs,
+			.ready = &ready, .start = &start,
+		};
+		init_completion(&w[n].done);
+		task = kthread_create(uc_scale_fn, &w[n], "uc_scale/%d", cpu);
+		if (IS_ERR(task)) {
+			err = PTR_ERR(task);
+			break;
+		}
+		kthread_bind(task, cpu);
+		wake_up_process(task);
+		n++;
+	}
+	while (atomic_read(&ready) < n)
+		usleep_range(1000, 2000);
+	t0 = ktime_get_ns();
+	complete_all(&start);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&w[i].done);
+		err = err ?: w[i].err;
+	}
+	ns = ktime_get_ns() - t0;
+	if (err)
+		return err;
+	return div64_u64((u64)n * pairs * NSEC_PER_SEC, max_t(u64, ns, 1));
+}
+
+static int uc_scale_bench(unsigned long pairs)
+{
+	struct uc_scale_worker *w;
+	struct unmapped_cache *rw;
+	unsigned int cpus, p;
+	s64 rate[ARRAY_SIZE(uc_scale_paths)][2];
+	int err = 0;
+
+	guard(mutex)(&uc_bench_lock);
+	rw = unmapped_cache_create("debugfs-bench", UNMAPPED_CACHE_RW);
+	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	if (!rw || !w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* No CPU may go away while its kthread is bound to it. */
+	cpus_read_lock();
+	cpus = num_online_cpus();
+	for (p = 0; p < ARRAY_SIZE(uc_scale_paths) && !err; p++) {
+		rate[p][0] = uc_scale_run(uc_scale_paths[p], rw, w, 1, pairs);
+		rate[p][1] = uc_scale_run(uc_scale_paths[p], rw, w, cpus, pairs);
+		if (rate[p][0] < 0 || rate[p][1] < 0)
+			err = min(rate[p][0], rate[p][1]);
+	}
+	cpus_read_unlock();
+	if (!err) {
+		guard(mutex)(&uc_exercise_lock);
+		uc_scale.cpus = cpus;
+		for (p = 0; p < ARRAY_SIZE(uc_scale_paths); p++) {
+			uc_scale.rate[p][0] = rate[p][0];
+			uc_scale.rate[p][1] = rate[p][1];
+		}
+	}
+out:
+	kfree(w);
+	unmapped_cache_destroy(rw);
+	return err;
+}
+
+static int bench_scale_set(void *data, u64 pairs)
+{
+	if (!pairs || pairs > 1000000)
+		return -EINVAL;
+	return uc_scale_bench(pairs);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(bench_scale_fops, NULL, bench_scale_set, "%llu\n");
+
 static int bench_results_show(struct seq_file *seq, void *v)
 {
-	int path;
+	int path, p;
 
 	guard(mutex)(&uc_exercise_lock);
 	seq_printf(seq, "pairs: %lu\n", uc_bench.pairs);
 	for (path = 0; path < UC_BENCH_COUNT; path++)
 		seq_printf(seq, "%s: %llu ns\n", uc_bench_names[path],
 			   uc_bench.ns[path]);
+	for (p = 0; uc_scale.cpus && p < ARRAY_SIZE(uc_scale_paths); p++) {
+		seq_printf(seq, "scaling cpus=1 %s: %llu pairs/s\n",
+			   uc_bench_names[uc_scale_paths[p]], uc_scale.rate[p][0]);
+		seq_printf(seq, "scaling cpus=%u %s: %llu pairs/s\n",
+			   uc_scale.cpus, uc_bench_names[uc_scale_paths[p]],
+			   uc_scale.rate[p][1]);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(bench_results);
@@ -566,6 +711,8 @@ void uc_debugfs_init(struct dentry *root)
 	debugfs_create_file_unsafe("exercise_population", 0200, root, NULL,
 				   &exercise_population_fops);
 	debugfs_create_file_unsafe("bench", 0200, root, NULL, &bench_fops);
+	debugfs_create_file_unsafe("bench_scale", 0200, root, NULL,
+				   &bench_scale_fops);
 	debugfs_create_file("bench_results", 0444, root, NULL,
 			    &bench_results_fops);
 }
