@@ -58,8 +58,9 @@
 
 #define MAX_NODES	8
 #define MAX_ZONES	64
-#define PM_PRESENT	(1ULL << 63)
-#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define BIT_ULL(n)	(1ULL << (n))
+#define PM_PRESENT	BIT_ULL(63)
+#define PM_PFN_MASK	(BIT_ULL(55) - 1)
 
 struct span {
 	int node;
@@ -201,7 +202,7 @@ static long node_free_kb(int node)
 	return kb;
 }
 
-static int secret(int argc, char **argv)
+static int probe_secret(int argc, char **argv)
 {
 	int cpu = -1, free_on = -1, mode = 0, fd, hfd, pm, i, node;
 	const char *policy = "default", *nodes = NULL, *hold = NULL;
@@ -271,10 +272,11 @@ static int secret(int argc, char **argv)
 			count[node]++;
 	}
 	close(pm);
-	printf("numa_probe: secret cpu=%d node_of_cpu=%d policy=%s%s%s pages=%ld node0=%lu node1=%lu unknown=%lu\n",
+	printf("numa_probe: secret cpu=%d node_of_cpu=%d policy=%s%s%s",
 	       sched_getcpu(), node_of_cpu(sched_getcpu()), policy,
-	       nodes ? ":" : "", nodes ? nodes : "", pages, count[0], count[1],
-	       unknown);
+	       nodes ? ":" : "", nodes ? nodes : "");
+	printf(" pages=%ld node0=%lu node1=%lu unknown=%lu\n",
+	       pages, count[0], count[1], unknown);
 	fflush(stdout);
 
 	/*
@@ -303,7 +305,7 @@ static int secret(int argc, char **argv)
 	return unknown ? 1 : 0;
 }
 
-static int hog(int argc, char **argv)
+static int probe_hog(int argc, char **argv)
 {
 	long held_before, held, free_kb, mb = 0;
 	int node;
@@ -348,10 +350,12 @@ static int hog(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "secret"))
-		return secret(argc, argv);
+		return probe_secret(argc, argv);
 	if (argc > 2 && !strcmp(argv[1], "hog"))
-		return hog(argc, argv);
-	fprintf(stderr, "usage: numa_probe secret [--cpu C] [--policy bind|interleave|preferred NODES] [--hold FILE] [--free-on C] PAGES\n"
-		"       numa_probe hog --node N --until-held-drops\n");
+		return probe_hog(argc, argv);
+	fputs("usage: numa_probe secret [--cpu C] [--hold FILE] [--free-on C]\n", stderr);
+	fputs("                         [--policy bind|interleave|preferred NODES] PAGES\n",
+	      stderr);
+	fputs("       numa_probe hog --node N --until-held-drops\n", stderr);
 	return 2;
 }
