@@ -36,24 +36,30 @@ WORKLOADS = ["bpf", "secretmem", "modules", "plainmod", "kprobes", "kcore", "sel
 BLOCK_MIB = 2
 
 
-def read_samples(path):
-    """The UC-TS lines of a log: [{"phase": str, key: int, ...}]."""
+def read_tagged(path, tag, name, needed):
+    """The TAG lines of a log as dicts: the NAME word as a string, every
+    other KEY=integer word as an int; only lines that have NEEDED."""
     out = []
     with open(path, errors="replace") as f:
         for line in f:
-            i = line.find("UC-TS ")
+            i = line.find(tag + " ")
             if i < 0:
                 continue
             s = {}
-            for w in line[i + 6:].split():
+            for w in line[i + len(tag) + 1:].split():
                 k, _, v = w.partition("=")
-                if k == "phase":
+                if k == name:
                     s[k] = v
                 elif re.match(r"^\d+$", v):
                     s[k] = int(v)
-            if "phase" in s and "t" in s:
+            if name in s and needed in s:
                 out.append(s)
     return out
+
+
+def read_samples(path):
+    """The UC-TS lines of a log: [{"phase": str, key: int, ...}]."""
+    return read_tagged(path, "UC-TS", "phase", "t")
 
 
 def runs_of(logs):
@@ -258,22 +264,7 @@ BENCH_HEAD = ["single-page alloc+free pair", "median ns", "min-max ns",
 
 def read_footprint(path):
     """The UC-FOOTPRINT lines of a log: [{"name": str, key: int, ...}]."""
-    out = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            i = line.find("UC-FOOTPRINT ")
-            if i < 0:
-                continue
-            fp = {}
-            for w in line[i + 13:].split():
-                k, _, v = w.partition("=")
-                if k == "name":
-                    fp[k] = v
-                elif re.match(r"^\d+$", v):
-                    fp[k] = int(v)
-            if "name" in fp and "held" in fp:
-                out.append(fp)
-    return out
+    return read_tagged(path, "UC-FOOTPRINT", "name", "held")
 
 
 PERMS = ["none", "ro", "rox", "rw"]
