@@ -367,7 +367,9 @@ def main():
     md += block("meta", ["`make run` of %s, commit %s: %d boots of the "
                          "callers job%s (QEMU TCG, 2 vCPUs, 2 GiB)."
                          % (date, commit, len(runs),
-                            " and one of the bench job" if bench else "")])
+                            (" and one of the bench job" if bench else "") +
+                            (" (and one under multi-threaded TCG for its "
+                             "scaling)" if scale else ""))])
     md += [""]
     bad = []
     for mem in ("fresh", "scattered"):
