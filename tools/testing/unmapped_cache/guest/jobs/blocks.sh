@@ -47,9 +47,15 @@ fi
 # free order-9 pages /proc/buddyinfo still shows, and 16 more, at once: the
 # 16 can only come from compaction (migrating the process's pages), direct
 # for the first at least, since proactive compaction is off meanwhile, and
-# no block may split the direct map at level 2.  Prints
-#   UC-FRAG free_2m=F blocks=N rc=R compacted=+C refill_failed=+X l2=+0
-#           l3=+.. gb_spared=+.. passed_over=+.. gb_split=+..
+# no block may split the direct map at level 2.  The page allocator may
+# give up before the 16th (for order 9 it compacts at most at
+# COMPACT_PRIO_SYNC_LIGHT, honours skip hints, and defers the zone after a
+# failed pass); the grab then fails cleanly (alloc_failed=+1, taken < N).
+# Prints
+#   UC-FRAG free_2m=F blocks=N rc=R taken=T bad=0 alloc_failed=+A
+#           compacted=+C refill_failed=+X l2=+0 l3=+.. gb_spared=+..
+#           passed_over=+.. gb_split=+.. compact_stall=+.. compact_fail=+..
+#           compact_success=+..
 # (Fields 14 and 15 of /proc/buddyinfo are orders 9 and 10; the guest's
 # busybox awk has no "^".)
 free_2m() {
@@ -66,23 +72,31 @@ i=0
 while [ ! -e /run/tmp/frag.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 [ -e /run/tmp/frag.ready ] || { echo "scatter did not finish"; kill $hog; exit 1; }
 f2m=$(free_2m)
-n=$((f2m + 16))
+n=$((f2m + ${UC_FRAG_EXTRA:-16}))
 c0=$(uc_stat 'blocks found by direct compaction')
 x0=$(vmstat unmapped_cache_refill_failed)
 s0=$(uc_stat '1G leaves spared by passing over a block')
 p0=$(uc_stat 'blocks passed over in 1G leaves')
 g0=$(uc_stat 'blocks taken from a 1G leaf')
+a0=$(uc_stat 'block allocations failed')
 l2=$(vmstat direct_map_level2_splits) l3=$(vmstat direct_map_level3_splits)
+cst=$(vmstat compact_stall) cfl=$(vmstat compact_fail) csu=$(vmstat compact_success)
 exercise "$n"
 r=$?
+last=$(grep '^last exercise' $dbg/blocks)
 echo "UC-FRAG free_2m=$f2m blocks=$n rc=$r" \
+     "$(echo "$last" | awk '{ print "taken=" $6, "bad=" $8 + $10 }')" \
+     "alloc_failed=+$(( $(uc_stat 'block allocations failed') - a0 ))" \
      "compacted=+$(( $(uc_stat 'blocks found by direct compaction') - c0 ))" \
      "refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))" \
      "l2=+$(( $(vmstat direct_map_level2_splits) - l2 ))" \
      "l3=+$(( $(vmstat direct_map_level3_splits) - l3 ))" \
      "gb_spared=+$(( $(uc_stat '1G leaves spared by passing over a block') - s0 ))" \
      "passed_over=+$(( $(uc_stat 'blocks passed over in 1G leaves') - p0 ))" \
-     "gb_split=+$(( $(uc_stat 'blocks taken from a 1G leaf') - g0 ))"
+     "gb_split=+$(( $(uc_stat 'blocks taken from a 1G leaf') - g0 ))" \
+     "compact_stall=+$(( $(vmstat compact_stall) - cst ))" \
+     "compact_fail=+$(( $(vmstat compact_fail) - cfl ))" \
+     "compact_success=+$(( $(vmstat compact_success) - csu ))"
 kill $hog
 wait $hog 2>/dev/null
 echo "$proactive" > /proc/sys/vm/compaction_proactiveness
