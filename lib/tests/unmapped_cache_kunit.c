@@ -713,7 +713,7 @@ static bool uc_test_chunk_alloc(struct kunit *test, struct unmapped_cache *cache
 		return c->page;
 	}
 	c->size = (uc_test_rand_below(test, UC_POP_MAX_PAGES) + 1) * PAGE_SIZE;
-	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL);
+	c->addr = unmapped_cache_alloc(cache, c->size, GFP_KERNEL | __GFP_ZERO);
 	return c->addr;
 }
 
@@ -1507,7 +1507,7 @@ static int uc_stress_fn(void *data)
 
 			live[slot].size = pages * PAGE_SIZE;
 			live[slot].p = unmapped_cache_alloc(st->cache, live[slot].size,
-							    GFP_KERNEL);
+							    GFP_KERNEL | __GFP_ZERO);
 			if (!live[slot].p) {
 				st->failed_allocs++;
 				continue;
@@ -1861,6 +1861,60 @@ static void mag_none_pages_reach_next_owner_clear(struct kunit *test)
 }
 
 /*
+ * RW memory is zeroed the way the page allocator zeroes: when it is freed
+ * only with init_on_free, and when it is handed out only to an owner that
+ * asks (__GFP_ZERO, or init_on_alloc).  On one CPU the page freed last is
+ * the first one taken again, so a pattern written before the free must
+ * still be there for an owner that did not ask (unless init_on_free or
+ * init_on_alloc is on) and gone for one that did.  A multi-page chunk,
+ * which goes back to the range tree, keeps the pattern after its free too
+ * (read through its mapping, which stays: the reaper waits until the suite
+ * is over): frees write nothing.
+ */
+static void mag_rw_zeroed_on_request(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	const bool on_free = want_init_on_free();
+	const bool always = on_free || want_init_on_alloc(GFP_KERNEL);
+	const size_t big = 4 * PAGE_SIZE;
+	void *p, *q, *pattern;
+	int zero;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	kunit_info(test, "init_on_free %d, init_on_alloc %d\n", on_free,
+		   want_init_on_alloc(GFP_KERNEL));
+	for (zero = 0; zero < 2; zero++) {
+		migrate_disable();
+		p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+		if (p) {
+			memset(p, 0x5a, PAGE_SIZE);
+			unmapped_cache_free(cache, p, PAGE_SIZE);
+		}
+		q = unmapped_cache_alloc(cache, PAGE_SIZE,
+					 GFP_KERNEL | (zero ? __GFP_ZERO : 0));
+		migrate_enable();
+		KUNIT_EXPECT_NOT_NULL(test, p);
+		KUNIT_EXPECT_PTR_EQ(test, q, p);
+		if (p && q == p) {
+			pattern = memchr_inv(q, zero || always ? 0 : 0x5a, PAGE_SIZE);
+			KUNIT_EXPECT_NULL_MSG(test, pattern, "__GFP_ZERO %d: %s", zero,
+					      zero || always ? "not zeroed" :
+							       "scrubbed on free");
+		}
+		unmapped_cache_free(cache, q, PAGE_SIZE);
+	}
+
+	p = unmapped_cache_alloc(cache, big, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0x5a, big);
+	unmapped_cache_free(cache, p, big);
+	/* Test only: the freed chunk is still mapped; nobody took it yet. */
+	pattern = memchr_inv(p, on_free ? 0 : 0x5a, big);
+	KUNIT_EXPECT_NULL_MSG(test, pattern, "init_on_free %d: %s", on_free,
+			      on_free ? "not scrubbed" : "written on free");
+}
+
+/*
  * Single NONE pages on one CPU after warm-up: no depot lock and nothing
  * from the range tree; each page is cleared on its own when it is freed.
  */
@@ -1955,6 +2009,7 @@ static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_cpu_offline_gives_magazines_back),
 	KUNIT_CASE(mag_none_pages_reach_next_owner_clear),
 	KUNIT_CASE(mag_none_fast_path_stays_on_cpu),
+	KUNIT_CASE(mag_rw_zeroed_on_request),
 	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
 	KUNIT_CASE(mag_drain_asks_only_cpus_with_rounds),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),

@@ -27,11 +27,18 @@
  * before it goes back into the tree: ROX with INT3 and RO with zeroes,
  * both through a writable mapping only the freeing CPU sees, a page at a
  * time with interrupts off (arch_unmapped_cache_fill(): no lock, so an
- * owner may free with text_mutex held), RW
- * with zeroes through its own mapping, NONE through mappings only the
+ * owner may free with text_mutex held), NONE through mappings only the
  * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single pages are
  * scrubbed the same way before they go into a magazine (cache.c).  So the
- * tree and the magazines hold only clean memory.
+ * tree and the magazines hold only clean NONE, RO and ROX memory.
+ *
+ * RW memory follows the page allocator instead: it is zeroed through its
+ * own mapping when it is freed if init_on_free is on, and otherwise when
+ * it is handed out to an owner that asks (__GFP_ZERO, or init_on_alloc);
+ * an owner that does not ask may find an earlier RW owner's data, as in a
+ * page from alloc_page().  The owner can write it, so nothing is lost by
+ * leaving the zeroing to it, and the single-page pair then costs no more
+ * than the page allocator's.
  *
  * Locking
  * -------
@@ -556,7 +563,9 @@ static void __uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 		arch_unmapped_cache_fill((void *)addr, 0, size);
 		break;
 	case UNMAPPED_CACHE_RW:
-		memset((void *)addr, 0, size);
+		/* Otherwise zeroed on request when handed out (cache.c). */
+		if (want_init_on_free())
+			memset((void *)addr, 0, size);
 		break;
 	case UNMAPPED_CACHE_NONE:
 		for (; size; size -= PAGE_SIZE, addr += PAGE_SIZE)

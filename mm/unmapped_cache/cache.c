@@ -201,7 +201,8 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 
 /*
  * Free a single page handed out as a round: scrub it (clear a NONE page
- * through this CPU's temporary mapping, see arch_unmapped_cache_clear_pages()),
+ * through this CPU's temporary mapping, see arch_unmapped_cache_clear_pages();
+ * an RW page only with init_on_free, see uc_arena_scrub()),
  * then into this CPU's magazines or, when they have no room, back to the
  * tree.  False if @addr is not a round of @cache; the caller then takes the
  * checked slow path, which warns.
@@ -269,6 +270,13 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
 	}
 	if (!addr)
 		return NULL;
+	/*
+	 * RW memory is not scrubbed when it is freed (unless init_on_free
+	 * is on): like a page from alloc_page(), it is zeroed on request.
+	 */
+	if (cache->perm == UNMAPPED_CACHE_RW && !want_init_on_free() &&
+	    want_init_on_alloc(gfp))
+		memset((void *)addr, 0, size);
 	uc_cache_count(cache, arena->nid, 1, size >> PAGE_SHIFT);
 	return (void *)addr;
 }
@@ -280,12 +288,15 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
  * @align: alignment, a power of two; values below PAGE_SIZE mean PAGE_SIZE.
  * @nid:   node, or NUMA_NO_NODE for the local memory node.
  * @gfp:   GFP_KERNEL, or GFP_ATOMIC/GFP_NOWAIT to use only the space the
- *         arena already has (no refill).
+ *         arena already has (no refill); with __GFP_ZERO an RW chunk is
+ *         zeroed.
  *
  * The chunk is mapped in the module area with the cache's permission and
- * has no present direct-map entry.  It is zeroed (RO, RW) or filled with
- * trap instructions (ROX).  Write RO and ROX chunks with
- * unmapped_cache_write().
+ * has no present direct-map entry.  An RO chunk is zeroed and a ROX chunk
+ * filled with trap instructions, always.  An RW chunk is zeroed if @gfp
+ * has __GFP_ZERO or init_on_alloc or init_on_free is on; otherwise it may
+ * hold what an earlier owner of an RW chunk left there, as a page from
+ * alloc_page() may.  Write RO and ROX chunks with unmapped_cache_write().
  *
  * Context: Process context with GFP_KERNEL; any context otherwise.
  * Return: the chunk, or NULL.
@@ -319,10 +330,11 @@ void *unmapped_cache_alloc(struct unmapped_cache *cache, size_t size, gfp_t gfp)
  * @addr:  the chunk, or NULL.
  * @size:  the size it was allocated with.
  *
- * The chunk is scrubbed (trap-filled for ROX, zeroed otherwise) before it
- * can be handed out again.  A pointer the cache did not return, a pointer
- * into the middle of a chunk, a second free, a wrong size or the wrong
- * cache is refused with a warning; nothing is freed then.
+ * The chunk is scrubbed (trap-filled for ROX, zeroed for RO, and for RW
+ * only when init_on_free is on) before it can be handed out again.  A
+ * pointer the cache did not return, a pointer into the middle of a chunk,
+ * a second free, a wrong size or the wrong cache is refused with a
+ * warning; nothing is freed then.
  *
  * Context: Process context for RO and ROX caches (text_mutex may be held:
  * the scrub takes no lock); any context for RW.

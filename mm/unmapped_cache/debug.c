@@ -261,10 +261,11 @@ DEFINE_DEBUGFS_ATTRIBUTE(exercise_population_fops, NULL,
 
 enum uc_bench_path {
 	UC_BENCH_MAG_RW,		/* magazines, RW cache */
+	UC_BENCH_MAG_RW_ZERO,		/* the same, __GFP_ZERO */
 	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
 	UC_BENCH_CLEAR,			/* the clear of one NONE page alone */
 	UC_BENCH_CLEAR_BATCH,		/* a batch of them, per page */
-	UC_BENCH_MEMSET,		/* zeroing a mapped page (RW's scrub) */
+	UC_BENCH_MEMSET,		/* zeroing a mapped page (RW's __GFP_ZERO) */
 	UC_BENCH_CLEAR_MAPPED,		/* clear_page() of a mapped page */
 	UC_BENCH_INVLPG,		/* one local invalidation, unrelated page */
 	UC_BENCH_KMALLOC,		/* kmalloc(PAGE_SIZE) + kfree() */
@@ -278,10 +279,11 @@ enum uc_bench_path {
 
 static const char *const uc_bench_names[] = {
 	[UC_BENCH_MAG_RW]	= "unmapped_cache RW page (magazines)",
+	[UC_BENCH_MAG_RW_ZERO]	= "unmapped_cache RW page, __GFP_ZERO (magazines)",
 	[UC_BENCH_MAG_NONE]	= "unmapped_cache NONE page (magazines)",
 	[UC_BENCH_CLEAR]	= "clearing one unmapped page alone",
 	[UC_BENCH_CLEAR_BATCH]	= "clearing unmapped pages a magazine at a time, per page",
-	[UC_BENCH_MEMSET]	= "zeroing a mapped page (memset, the scrub of an RW free)",
+	[UC_BENCH_MEMSET]	= "zeroing a mapped page (memset, what __GFP_ZERO adds to RW)",
 	[UC_BENCH_CLEAR_MAPPED]	= "clear_page() of a mapped page (what the unmapped clear runs)",
 	[UC_BENCH_INVLPG]	= "one local TLB invalidation of an unrelated kernel page",
 	[UC_BENCH_KMALLOC]	= "kmalloc(PAGE_SIZE)/kfree",
@@ -320,7 +322,9 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 
 	switch (path) {
 	case UC_BENCH_MAG_RW:
-		p = unmapped_cache_alloc(rw, PAGE_SIZE, GFP_KERNEL);
+	case UC_BENCH_MAG_RW_ZERO:
+		p = unmapped_cache_alloc(rw, PAGE_SIZE, GFP_KERNEL |
+					 (path == UC_BENCH_MAG_RW_ZERO ? __GFP_ZERO : 0));
 		if (!p)
 			return -ENOMEM;
 		unmapped_cache_free(rw, p, PAGE_SIZE);
