@@ -362,6 +362,16 @@ sec_numa() {
 		pass "guest: control: node 0 pages freed on CPU 1 go back to node 0's arena, none to node 1's ($line)" ;;
 	*)	fail "guest: node 0 pages freed on CPU 1: ${line:-no line} (log: $log)" ;;
 	esac
+	line=$(nu step=module1)
+	case "$line" in *ok=1)
+		pass "guest: a module loaded from CPU 1 takes its text, rodata and data from node 1's caches, none from node 0's ($line)" ;;
+	*)	fail "guest: module loaded from CPU 1: ${line:-no line} (log: $log)" ;;
+	esac
+	line=$(nu step=module0)
+	case "$line" in *ok=1)
+		pass "guest: control: a module loaded from CPU 0 takes them from node 0's caches only ($line)" ;;
+	*)	fail "guest: module loaded from CPU 0: ${line:-no line} (log: $log)" ;;
+	esac
 	line=$(nu step=shrink)
 	case "$line" in *ok=1)
 		pass "guest: reclaim on node 1 gives back node 1's blocks and keeps node 0's ($line)" ;;

@@ -13,6 +13,10 @@
 #   home      1536 pages taken on CPU 1 and freed on CPU 0 go back to the
 #             NONE arena of node 1, node 0's does not see them; and the
 #             same on node 0 as the control
+#   module    a test module loaded from CPU 1: its text, rodata and data
+#             come from node 1's ROX, RO and RW arenas, none from node 0's
+#             (the kernel callers allocate on the local node); and from
+#             CPU 0 as the control
 #   shrink    a process bound to node 1 takes memory until reclaim on
 #             node 1 runs: the cache gives back blocks of node 1 and keeps
 #             every block of node 0
@@ -182,6 +186,42 @@ ok=0
 	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
 echo "UC-NUMA step=home0 $line ok=$ok"
 [ $ok = 1 ] || bad "home0: pages of node 0 freed on CPU 1 did not all go back to node 0's arena"
+
+# module ON: uc_testmod_a loaded from CPU ON; while it is loaded, the
+# pages each node's ROX, RO and RW caches have handed out, against before.
+modstep() {
+	before=""
+	for k in rox ro rw; do
+		before="$before $(nvm 0 nr_unmapped_cache_$k) $(nvm 1 nr_unmapped_cache_$k)"
+	done
+	if ! taskset -c "$1" insmod "$UC_DIR/modules/uc_testmod_a.ko"; then
+		bad "module$1: insmod from CPU $1 failed"
+		line="cpu=$1 insmod=failed"
+		return
+	fi
+	set -- "$1" $before
+	line="cpu=$1"
+	shift
+	for k in rox ro rw; do
+		line="$line ${k}0=+$(( $(nvm 0 nr_unmapped_cache_$k) - $1 ))"
+		line="$line ${k}1=+$(( $(nvm 1 nr_unmapped_cache_$k) - $2 ))"
+		shift 2
+	done
+	rmmod uc_testmod_a || bad "module: rmmod failed"
+}
+for on in 1 0; do
+	off=$((1 - on))
+	modstep $on
+	ok=1
+	for k in rox ro rw; do
+		v=$(field "$line" $k$on)
+		v=${v#+}
+		[ "${v:-0}" -gt 0 ] 2>/dev/null &&
+			[ "$(field "$line" $k$off)" = "+0" ] || ok=0
+	done
+	echo "UC-NUMA step=module$on $line ok=$ok"
+	[ $ok = 1 ] || bad "module$on: want text, rodata and data from node $on's caches only"
+done
 
 # shrink: reclaim on node 1 only.  Both nodes' arenas hold free blocks now.
 h0=$(nvm 0 nr_unmapped_cache_held)
