@@ -352,6 +352,11 @@ sec_numa() {
 		*)	fail "guest: secret pages with MPOL_${step^^}: ${line:-no line} (log: $log)" ;;
 		esac
 	done
+	line=$(nu step=cpuset)
+	case "$line" in *node0=0\ node1=512\ *cached1=512\ *ok=1)
+		pass "guest: secret pages of a task whose cpuset allows node 1 only come from node 1's arena, from CPU 0 ($line)" ;;
+	*)	fail "guest: secret pages in a cpuset of node 1: ${line:-no line} (log: $log)" ;;
+	esac
 	line=$(nu step=home1)
 	case "$line" in *back0=0\ back1=1536\ *ok=1)
 		pass "guest: node 1 pages freed on CPU 0 go back to node 1's arena, none to node 0's ($line)" ;;

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) "unmapped_cache: " fmt
 
 #include <linux/bug.h>
+#include <linux/cpuset.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/memcontrol.h>
@@ -371,14 +372,26 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 /*
  * The node a page for the current task comes from: the one its memory
  * policy picks (bind, preferred, interleave), as alloc_page() would; the
- * local memory node outside task context or without a policy.  Were that
- * node's arena unable to grow, the caller's stock path falls back along
- * the policy's nodes as before.
+ * local memory node outside task context or without a policy.  If the
+ * task's cpuset does not allow that node, the nearest one it allows, in
+ * the order alloc_page() would try them.  Were that node's arena unable
+ * to grow, the caller's stock path falls back along the policy's nodes as
+ * before.  mems_allowed is read without read_mems_allowed_begin(): a
+ * cpuset change racing with this costs at most a page on a node the
+ * task's cpuset allowed a moment earlier.
  */
 static int uc_policy_node(void)
 {
 #ifdef CONFIG_NUMA
-	return mempolicy_slab_node();
+	int nid = mempolicy_slab_node();
+	struct zoneref *z;
+
+	if (!in_task() || !cpusets_enabled() ||
+	    node_isset(nid, cpuset_current_mems_allowed))
+		return nid;
+	z = first_zones_zonelist(node_zonelist(nid, GFP_KERNEL),
+				 gfp_zone(GFP_KERNEL), &cpuset_current_mems_allowed);
+	return zonelist_zone(z) ? zonelist_node_idx(z) : nid;
 #else
 	return NUMA_NO_NODE;
 #endif

@@ -10,6 +10,9 @@
 #             and MPOL_INTERLEAVE over both: the pages follow the policy,
 #             and the cache handed them out (the node's
 #             nr_unmapped_cache_none grew by as many pages)
+#   cpuset    a process on CPU 0 in a cgroup whose cpuset allows node 1
+#             only, with no memory policy: the pages come from node 1, as
+#             alloc_page() would take them
 #   home      1536 pages taken on CPU 1 and freed on CPU 0 go back to the
 #             NONE arena of node 1, node 0's does not see them; and the
 #             same on node 0 as the control
@@ -101,6 +104,16 @@ snap() {
 	echo "$(arena_free 0) $(arena_free 1) $(nvm 0 nr_unmapped_cache_none) $(nvm 1 nr_unmapped_cache_none)"
 }
 
+# run_probe CMD...: CMD, in the cgroup $probe_cg if it is set.
+probe_cg=
+run_probe() {
+	if [ -n "$probe_cg" ]; then
+		sh -c 'echo $$ > "$0" && exec "$@"' "$probe_cg/cgroup.procs" "$@"
+	else
+		"$@"
+	fi
+}
+
 # held NAME ARGS...: numa_probe secret --hold ARGS in the background;
 # once its pages are in use, $at holds snap(); after it ended, $end does;
 # the probe's line is in $pline.
@@ -108,7 +121,7 @@ held() {
 	name=$1
 	shift
 	rm -f $out/held
-	"$UC_BIN/numa_probe" secret --hold $out/held "$@" > $out/$name 2>&1 &
+	run_probe "$UC_BIN/numa_probe" secret --hold $out/held "$@" > $out/$name 2>&1 &
 	pid=$!
 	n=0
 	while [ ! -e $out/held ] && [ $n -lt 600 ] && kill -0 $pid 2>/dev/null; do
@@ -158,6 +171,24 @@ ok=0
 	[ $((c0 + c1)) = 512 ] && ok=1
 echo "UC-NUMA step=interleave $line ok=$ok"
 [ $ok = 1 ] || bad "interleave: want both nodes >= 128 of 512 pages, all from the cache"
+
+# cpuset: the probe runs in a cgroup whose cpuset.mems is node 1.
+cg=/sys/fs/cgroup
+grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
+if echo +cpuset > $cg/cgroup.subtree_control && mkdir -p $cg/uc-node1 &&
+   echo 1 > $cg/uc-node1/cpuset.mems; then
+	probe_cg=$cg/uc-node1
+	policy cpuset --cpu 0 512
+	probe_cg=
+	line="$line mems=$(cat $cg/uc-node1/cpuset.mems.effective)"
+else
+	line="no cpuset controller"
+fi
+ok=0
+[ "$(field "$line" node1)" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
+echo "UC-NUMA step=cpuset $line ok=$ok"
+[ $ok = 1 ] || bad "cpuset: not all 512 pages from the cache on node 1, the only node the cpuset allows"
+rmdir $cg/uc-node1 2>/dev/null
 
 # home ON OFF: 1536 pages taken on CPU ON, freed on CPU OFF: from the
 # moment they are in use to the end, which arena's free pages grew, and
