@@ -655,8 +655,11 @@ sec_debug() {
 		# no5lvl: with the emulated CPU's 5-level paging, KASAN once reported
 		# a wild access in an interrupt during identify_cpu(), long before
 		# this code runs; 4-level paging keeps that out of the verdict.
+		# init_on_free=1, as hardened distro kernels boot: RW chunks are
+		# then zeroed on free (mag_rw_zeroed_on_request checks that
+		# branch here, the other boots the default one).
 		UC_VARIANT=debug guest "debug kernel: KUnit and workloads" "$log" --timeout 2400 \
-			--kunit --smp 4 --hostroot --append no5lvl \
+			--kunit --smp 4 --hostroot --append no5lvl --append init_on_free=1 \
 			--append uc.workloads=bpf,secretmem,modules debug
 		[ $job_rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
 			fail "debug guest: job (status $job_rc, log: $log)"
