@@ -91,6 +91,9 @@ guest() {
 	uc_log "$label"
 	"$UC_ROOT/devtools/qemu-run.sh" --log "$log" "$@"
 	job_rc=$?
+	# A kernel message can cut a line of the job in two on the shared
+	# serial console: move it out (the original stays as $log.raw).
+	[ ! -f "$log" ] || python3 "$UC_ROOT/devtools/console-lines.py" "$log"
 }
 
 # want SECTION: is SECTION part of this run (UC_CHECK_ONLY)?
@@ -126,6 +129,8 @@ if want host; then
 	lint "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
 	lint "host: splat scanner self-test (KCSAN reports sorted, control required)" \
 		"$UC_ROOT/devtools/test-splats.sh"
+	lint "host: console line repair self-test (kernel messages inside a job's line)" \
+		python3 "$UC_ROOT/devtools/console-lines.py" --self-test
 	check "host: range tree harness (1.2M random ops vs a model, ASan+UBSan, seed $UC_SEED)" \
 		make -s -C "$UC_ROOT/tools/testing/unmapped_cache" run SEED="$UC_SEED"
 	while read -r f; do
