@@ -352,9 +352,9 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 		return;
 	if (PAGE_ALIGN(size) == PAGE_SIZE && is_vmalloc_or_module_addr(addr))
 		page = vmalloc_to_page(addr);
-	if (uc_cache_free_round(cache, (unsigned long)addr, page, _RET_IP_)) {
-		nid = page_to_nid(page);
-	} else {
+	/* Before the free: from then on the page may be somebody else's. */
+	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
+	if (!uc_cache_free_round(cache, (unsigned long)addr, page, _RET_IP_)) {
 		arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
 		if (uc_refuse(!arena))
 			return;
@@ -441,6 +441,11 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 			       unsigned long caller)
 {
+	/*
+	 * Read before the free: once the page is in a magazine another task
+	 * may take it and write its flags (secretmem_fault(), KCSAN saw it).
+	 */
+	int nid = page_to_nid(page);
 	unsigned long phys;
 	struct uc_arena *arena;
 
@@ -456,7 +461,7 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
 					  phys, caller);
 	}
-	uc_cache_count(cache, page_to_nid(page), -1, -1);
+	uc_cache_count(cache, nid, -1, -1);
 }
 
 /**
