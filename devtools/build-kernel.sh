@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Prepare the tree, configure it from x86_64_defconfig plus
-# kernel/configs/unmapped_cache.config, and build bzImage out of tree with
-# ccache.  Re-running rebuilds only what changed.
+# Prepare the tree, configure it from nothing (allnoconfig) plus the
+# fragments in kernel/configs/ (unmapped_cache_qemu.config: a QEMU-only
+# guest; unmapped_cache.config: the cache and its tests; the variant's
+# own), and build bzImage out of tree with ccache.  Re-running rebuilds
+# only what changed.
 #
 # Usage: devtools/build-kernel.sh [make targets...]   (default: bzImage)
 . "$(dirname "$0")/common.sh"
@@ -19,23 +21,23 @@ done
 inputs=$(cat "${frags[@]}" "$UC_ROOT/patches/series" "$UC_ROOT"/patches/*.patch \
 	"$UC_ROOT"/mm/unmapped_cache/Kconfig | sha256sum | cut -d' ' -f1)
 if [ ! -f "$UC_OUT/.config" ] || [ "$(cat "$UC_OUT/.uc-config" 2>/dev/null)" != "$inputs" ]; then
-	uc_log "configuring: x86_64_defconfig + $UC_FRAGMENTS"
-	# shellcheck disable=SC2086
-	kmake x86_64_defconfig $UC_FRAGMENTS > "$UC_CACHE/logs/config.log" 2>&1 ||
+	uc_log "configuring: allnoconfig + $UC_FRAGMENTS"
+	# One pass of allnoconfig with every fragment as KCONFIG_ALLCONFIG:
+	# an option is set whatever the order of the fragments, as long as
+	# its dependencies are set somewhere in them.
+	cat "${frags[@]}" > "$UC_OUT/.uc-allconfig"
+	kmake KCONFIG_ALLCONFIG="$UC_OUT/.uc-allconfig" allnoconfig > "$UC_CACHE/logs/config.log" 2>&1 ||
 		{ tail -20 "$UC_CACHE/logs/config.log"; uc_die "configuration failed, log: $UC_CACHE/logs/config.log"; }
-	# Every option of the fragment must have survived olddefconfig.
+	# Every option of the fragments must have kept the value the last
+	# fragment that names it gives.
 	bad=0
-	while read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			grep -qxF "$line" "$UC_OUT/.config" ||
-				{ echo "config: wanted $line, got: $(grep "^${line%%=*}=\|^# ${line%%=*} is not set" "$UC_OUT/.config")" >&2; bad=1; } ;;
-		"# CONFIG_"*" is not set")
-			opt=${line#\# }; opt=${opt%% *}
-			! grep -q "^$opt=" "$UC_OUT/.config" ||
-				{ echo "config: wanted $opt off, got: $(grep "^$opt=" "$UC_OUT/.config")" >&2; bad=1; } ;;
-		esac
-	done < <(cat "${frags[@]}")
+	while read -r opt want; do
+		got=$(sed -n "s/^$opt=//p" "$UC_OUT/.config")
+		[ "$want" = n ] && [ -z "$got" ] && continue
+		[ "$got" = "$want" ] ||
+			{ echo "config: wanted $opt=$want, got: ${got:-not set}" >&2; bad=1; }
+	done < <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 n/p' \
+		"${frags[@]}" | awk '{ v[$1] = $2 } END { for (k in v) print k, v[k] }')
 	[ $bad -eq 0 ] || uc_die "the configuration fragment did not apply (see above)"
 	echo "$inputs" > "$UC_OUT/.uc-config"
 fi

@@ -88,9 +88,11 @@ splat_scan() {
 guest() {
 	local label=$1 log=$2
 	shift 2
+	local start=$(date +%s)
 	uc_log "$label"
 	"$UC_ROOT/devtools/qemu-run.sh" --log "$log" "$@"
 	job_rc=$?
+	phase_time "guest: $label" "$start"
 	# A kernel message can cut a line of the job in two on the shared
 	# serial console: move it out (the original stays as $log.raw).
 	[ ! -f "$log" ] || python3 "$UC_ROOT/devtools/console-lines.py" "$log"
@@ -101,6 +103,11 @@ want() {
 	[ -z "$UC_CHECK_ONLY" ] || case ",$UC_CHECK_ONLY," in *",$1,"*) ;; *) false ;; esac
 }
 finish() {
+	if [ -s "$UC_CACHE/logs/phases" ]; then
+		echo "phase times (seconds, wall clock; the two guest lanes and the"
+		echo "background builds overlap):"
+		sed 's/^/    /' "$UC_CACHE/logs/phases"
+	fi
 	echo "wall time: $(( $(date +%s) - t0 ))s"
 	[ -z "$UC_CHECK_ONLY" ] || echo "partial run: only UC_CHECK_ONLY=$UC_CHECK_ONLY"
 	echo "seed: UC_SEED=$UC_SEED"
@@ -111,8 +118,15 @@ finish() {
 }
 t0=$(date +%s)
 mkdir -p "$UC_CACHE/logs"
-# Section headers carry the minutes since the start, to see where the time goes.
-uc_log() { printf '==> [%d min] %s\n' $(( ($(date +%s) - t0) / 60 )) "$*" >&2; }
+# Section headers carry the time since the start, to see where it goes.
+uc_log() { local d=$(( $(date +%s) - t0 )); printf '==> [%d:%02d] %s\n' $((d / 60)) $((d % 60)) "$*" >&2; }
+# phase_time NAME START: record how long NAME took (printed by finish);
+# the line starts with the time since the start of the run at its end.
+: > "$UC_CACHE/logs/phases"
+phase_time() {
+	local now=$(date +%s)
+	printf '%5d %5d  %s\n' $((now - t0)) $((now - $2)) "$1" >> "$UC_CACHE/logs/phases"
+}
 
 UC_SEED=${UC_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 export UC_SEED
@@ -120,10 +134,15 @@ echo "seed: UC_SEED=$UC_SEED (replay: UC_SEED=$UC_SEED make check)"
 echo "state: UC_CACHE=$UC_CACHE, reused: UC_REUSE=$UC_REUSE"
 
 uc_log "dependencies"
+start=$(date +%s)
 "$UC_ROOT/devtools/deps.sh" || { bfail "install dependencies"; finish; }
+phase_time "dependencies" "$start"
 
 uc_log "host checks"
+start=$(date +%s)
 "$UC_ROOT/devtools/prepare-tree.sh" || { bfail "prepare the patched tree"; finish; }
+phase_time "unpack and patch the source" "$start"
+start=$(date +%s)
 bpass "host: patches apply to linux-source-6.12 and the tree is laid out"
 if want host; then
 	lint "host: KTAP parser self-test" "$UC_ROOT/devtools/test-ktap.sh"
@@ -142,13 +161,17 @@ if want host; then
 		python3 "$UC_ROOT/devtools/readme-figures.py" --check
 fi
 
+phase_time "host checks" "$start"
 uc_log "kernel build"
+start=$(date +%s)
 if "$UC_ROOT/devtools/build-kernel.sh"; then
 	bpass "build: bzImage"
 else
 	bfail "build: bzImage (log: $UC_CACHE/logs/build.log)"
 	finish
 fi
+phase_time "build: main kernel" "$start"
+start=$(date +%s)
 if want host; then
 	lint "build: W=1 and sparse (C=2) clean on the project's kernel files" \
 		"$UC_ROOT/devtools/lint-build.sh"
@@ -159,6 +182,8 @@ if want host; then
 	lint "build: the cache compiles without its test hooks (UNMAPPED_CACHE_DEBUG=n, KUNIT_TEST=n)" \
 		"$UC_ROOT/devtools/check-nohooks.sh"
 fi
+phase_time "lint builds" "$start"
+start=$(date +%s)
 # Every guest job that loads a module (bpftools, callers, soak, debug,
 # hibernate) needs them: build them here, before the first such job, and
 # before the initramfs, which carries them for the hibernate job.
@@ -169,6 +194,7 @@ else
 fi
 "$UC_ROOT/devtools/mkinitramfs.sh" && bpass "build: guest programs and initramfs" ||
 	{ bfail "build: guest programs and initramfs"; finish; }
+phase_time "test modules and initramfs" "$start"
 
 # The debug and RT kernels build in the background, niced, one after
 # the other, while the guest jobs below run (each TCG guest is one host
@@ -183,10 +209,12 @@ if [ ${#variants[@]} -gt 0 ]; then
 	for v in "${variants[@]}"; do rm -f "$UC_CACHE/logs/$v-build.rc"; done
 	(
 		for v in "${variants[@]}"; do
+			start=$(date +%s)
 			( UC_VARIANT=$v nice -n 10 "$UC_ROOT/devtools/build-kernel.sh" &&
 				UC_VARIANT=$v "$UC_ROOT/devtools/build-modules.sh" ) \
 				> "$UC_CACHE/logs/$v-build-steps.log" 2>&1
 			echo $? > "$UC_CACHE/logs/$v-build.rc"
+			phase_time "build: $v kernel and its modules (background)" "$start"
 		done
 	) &
 	variant_builds=$!
@@ -717,8 +745,35 @@ sec_rt() {
 		"$log" --kcsan uc_race --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
-for sec in kunit blocks pressure secrecy hwpoison numa hibernate bpftools callers soak debug rt; do
-	want $sec && sec_$sec
+# Two lanes of guests run at the same time, each TCG guest on a host
+# thread of its own: the main kernel's jobs, and the debug and RT kernels'
+# jobs, each of which starts once its kernel has built in the background.
+# A lane's results go to a file of its own, printed and counted once both
+# lanes are done, so that the output reads in one order whatever the
+# timing (the progress lines, on stderr, show as they come).
+lane() {
+	local name=$1 sec
+	shift
+	for sec in "$@"; do
+		want "$sec" || continue
+		local start=$(date +%s)
+		"sec_$sec"
+		phase_time "section $sec" "$start"
+	done > "$UC_CACHE/logs/lane-$name.out"
+}
+uc_log "guest jobs: the main kernel's, and the debug and RT kernels' once built (two lanes)"
+lane main kunit blocks pressure secrecy hwpoison numa hibernate bpftools callers soak &
+lane_main=$!
+lane variants debug rt &
+lane_variants=$!
+wait "$lane_main" "$lane_variants"
+for l in main variants; do
+	out=$UC_CACHE/logs/lane-$l.out
+	cat "$out"
+	passed=$((passed + $(grep -c '^PASS ' "$out")))
+	failed=$((failed + $(grep -c '^FAIL ' "$out")))
+	bpassed=$((bpassed + $(grep -c '^BUILD PASS ' "$out")))
+	bfailed=$((bfailed + $(grep -c '^BUILD FAIL ' "$out")))
 done
 
 finish

@@ -32,7 +32,7 @@ UC_SRC=$UC_CACHE/src
 # own build directory and one more config fragment.
 UC_VARIANT=${UC_VARIANT:-}
 UC_OUT=$UC_CACHE/build${UC_VARIANT:+-$UC_VARIANT}
-UC_FRAGMENTS="unmapped_cache.config${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
+UC_FRAGMENTS="unmapped_cache_qemu.config unmapped_cache.config${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
 UC_GUEST=$UC_CACHE/guest
 # UC_KERNEL may point at a copy, so that a long run is not disturbed by a
 # rebuild.

@@ -8,7 +8,8 @@
 #
 # Usage: devtools/mkseries.sh [--check]
 #   --check  also, for every commit in turn: build vmlinux
-#            (x86_64_defconfig + kernel/configs/unmapped_cache.config) in
+#            (allnoconfig + kernel/configs/unmapped_cache_qemu.config +
+#            kernel/configs/unmapped_cache.config) in
 #            $UC_CACHE/series-build, and run checkpatch.pl --strict on
 #            its patch; prints one PASS/FAIL line per commit and exits
 #            non-zero if any failed.  The first build is a full one.
@@ -159,7 +160,9 @@ for c in $("${git_c[@]}" rev-list --reverse uc-base..uc-series); do
 	"${git_c[@]}" checkout -q -f "$c"
 	log=$UC_CACHE/logs/series-$i.log
 	if [ ! -f "$bld/.config" ]; then
-		make -C "$git_dir" O="$bld" x86_64_defconfig > "$log" 2>&1
+		make -C "$git_dir" O="$bld" \
+			KCONFIG_ALLCONFIG="$UC_ROOT/kernel/configs/unmapped_cache_qemu.config" \
+			allnoconfig > "$log" 2>&1
 	fi
 	# Options the commit does not know yet are dropped; later commits
 	# bring them back from the fragment.

@@ -31,7 +31,8 @@
 # uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.workloads=a,b,... runs only those (default: all).
 # Environment (for the debug kernel's smaller run): UC_MODS (test modules
-# directory), UC_BPF_PROGS, UC_MODULE_LOOPS, UC_SECRET_PAGES (per process).
+# directory), UC_BPF_PROGS, UC_MODULE_LOOPS, UC_SECRET_PAGES (per process),
+# UC_FOOTPRINT=0 (no footprint lines and no shrink after each workload).
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
@@ -242,6 +243,9 @@ run() {
 	*",$1,"*)
 		uc_measure "$@"
 		r=$?
+		# UC_FOOTPRINT=0 (the debug and RT kernels' short run): no
+		# footprint lines, no shrink between the workloads.
+		[ "${UC_FOOTPRINT:-1}" = 0 ] && return $r
 		uc_footprint "$1"
 		echo 2 > /proc/sys/vm/drop_caches
 		uc_footprint "$1+shrunk"
@@ -282,6 +286,6 @@ echo "cache memory:"
 grep -E "blocks (grabbed|released|held)" /sys/kernel/debug/unmapped_cache/blocks 2>/dev/null
 echo "kernel TLB flushes by function:"
 cat /sys/kernel/debug/uc_tlbcount/detail
-kill "$UC_SAMPLER"
+[ -z "$UC_SAMPLER" ] || kill "$UC_SAMPLER"
 [ -n "$scatter" ] && kill "$scatter"
 exit $rc

@@ -10,7 +10,7 @@
 
 export UC_MODS=${UC_BIN%/bin}/modules-debug
 export UC_BPF_PROGS=${UC_BPF_PROGS:-100} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
-export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256}
+export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256} UC_FOOTPRINT=0
 rc=0
 sh "$UC_DIR/jobs/callers.sh" || rc=1
 

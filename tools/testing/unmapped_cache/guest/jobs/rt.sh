@@ -13,7 +13,7 @@
 
 export UC_MODS=${UC_BIN%/bin}/modules-rt
 export UC_BPF_PROGS=${UC_BPF_PROGS:-100} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
-export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256}
+export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256} UC_FOOTPRINT=0
 rc=0
 if insmod "$UC_MODS/uc_race.ko" && rmmod uc_race; then
 	echo "UC-KCSAN-CONTROL loaded=1"
