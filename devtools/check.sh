@@ -159,6 +159,8 @@ if want host; then
 		"$UC_ROOT/devtools/kerneldoc.sh"
 	lint "README: its figures are those of the committed make run report" \
 		python3 "$UC_ROOT/devtools/readme-figures.py" --check
+	# Not a check: how old the figures are, in commits that could change them.
+	echo "    $(python3 "$UC_ROOT/devtools/readme-figures.py" --age)"
 fi
 
 phase_time "host checks" "$start"
@@ -583,6 +585,17 @@ sec_callers() {
 		pass "guest: after each of $nverify workloads, no cache page is present in the direct map and no mapping breaks W^X ($(echo "$verify" | tail -1 | sed 's/.*UC-VERIFY //'))"
 	else
 		fail "guest: block verification after the workloads (log: $log): $(echo "$verify" | grep 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]' | head -3)"
+	fi
+	# No call refused as bad input during the workloads: the KUnit
+	# bad-input cases (which count every refusal) fire each warn-once
+	# site at boot of the KUnit kernels, after which a caller's bad call
+	# would print nothing; this job's jobs/lib.sh reads the count at
+	# every UC-VERIFY.
+	nbad=$(echo "$verify" | grep -c 'bad_calls=+0$')
+	if [ "$nverify" -ge 6 ] && [ "$nbad" -eq "$(echo "$verify" | grep -c .)" ]; then
+		pass "guest: no call refused as bad input during any of the workloads ($nbad UC-VERIFY lines with bad_calls=+0)"
+	else
+		fail "guest: calls refused as bad input during the workloads: $(echo "$verify" | grep -v 'bad_calls=+0$' | head -3) (log: $log)"
 	fi
 	# The same check while each test module is loaded, so that it sees live
 	# module text, rodata and data in the module caches' blocks (and the

@@ -4,6 +4,9 @@
 Usage: readme-figures.py --check     exit 1 unless every figures block of
                                       README.md equals the report's
        readme-figures.py --update    copy the report's blocks into README.md
+       readme-figures.py --age       print the commit the report was made
+                                      from and how many commits since then
+                                      changed what its figures depend on
 
 A figures block is the text between "<!-- figures:NAME -->" and
 "<!-- /figures:NAME -->".  devtools/report.py writes them into the report
@@ -14,6 +17,7 @@ or a block whose text differs from the report's.
 """
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,7 +31,44 @@ def blocks(text):
     return {m[1]: m[2] for m in BLOCK.finditer(text)}
 
 
+# What a make run figure depends on: the kernel code and patches, the
+# configuration fragments, the guest jobs and programs, the test modules.
+FIGURE_INPUTS = ["mm", "include", "arch", "lib", "kernel", "patches",
+                 "tools/testing/unmapped_cache"]
+
+
+def age(report_text):
+    """One line: the report's commit and the commits since that changed
+    its inputs, so that a stale table is seen at a glance."""
+    m = re.search(r"`make run` of (\S+), commit ([0-9a-f]+)", report_text)
+    if not m:
+        print("report: no 'make run of DATE, commit SHA' line in %s" % REPORT)
+        return 1
+    date, commit = m[1], m[2]
+    try:
+        out = subprocess.run(
+            ["git", "-C", ROOT, "rev-list", "--count", "%s..HEAD" % commit,
+             "--"] + FIGURE_INPUTS, capture_output=True, text=True,
+            check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("report of %s, commit %s: cannot count the commits since"
+              " (%s)" % (date, commit, e))
+        return 1
+    print("figures of README.md and %s: make run of %s, commit %s; %s"
+          " commit(s) since then changed kernel code, patches, configs or"
+          " guest jobs (%s)" % (os.path.relpath(REPORT, ROOT), date, commit,
+                                out, " ".join(FIGURE_INPUTS)))
+    return 0
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--age":
+        try:
+            with open(REPORT) as f:
+                return age(f.read())
+        except OSError as e:
+            print("no report: %s (make run writes it)" % e)
+            return 1
     if len(sys.argv) != 2 or sys.argv[1] not in ("--check", "--update"):
         print(__doc__.strip(), file=sys.stderr)
         return 2

@@ -5,7 +5,8 @@ Usage: splats.py [--complete] [--expect-warnings CASE,...]
                  [--require-warnings CASE,...] [--kcsan MODULE] LOG
 
 A splat is a WARNING, BUG (KASAN and kmemleak reports included), Oops,
-lockdep report, RCU warning or panic.  The KUnit cases named with
+lockdep report, RCU warning or CPU stall, hung task, hard or soft
+lockup, SLUB consistency error or panic.  The KUnit cases named with
 --expect-warnings call the cache's functions with bad arguments on purpose,
 and the cache answers with WARN_ON_ONCE(): in those cases, and only there,
 a WARNING raised inside the cache (mm/unmapped_cache/ or
@@ -42,9 +43,20 @@ import sys
 
 SPLAT = re.compile(
     r"(WARNING:|BUG:|Oops|general protection fault|Kernel panic"
+    r"|kernel BUG at"
     r"|possible circular locking|possible recursive locking"
     r"|inconsistent lock state|suspicious RCU usage|UBSAN:"
-    r"|unreferenced object|W\+X mappings: FAILED|Found insecure W\+X)")
+    r"|unreferenced object|W\+X mappings: FAILED|Found insecure W\+X"
+    # RCU CPU stalls ("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
+    # "rcu: INFO: rcu_preempt self-detected stall on CPU").
+    r"|rcu: INFO: \S+ (?:self-)?detected stall"
+    # Hung tasks (khungtaskd).
+    r"|INFO: task \S+ blocked for more than"
+    # Hard lockups (soft lockups print "BUG: soft lockup").
+    r"|detected hard LOCKUP"
+    # SLUB's consistency checks: "BUG kmalloc-64 (Not tainted): Redzone
+    # overwritten", "BUG skbuff_head_cache (Tainted: G    B   ): ...".
+    r"|BUG [\w.:-]+ \((?:Not tainted|Tainted:[^)]*)\): )")
 KCSAN_BEGIN = re.compile(r"BUG: KCSAN: ")
 KCSAN_END = re.compile(r"={20,}")
 # The top frame of an access: the line that follows "read to 0x..." etc.

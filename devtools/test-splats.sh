@@ -70,4 +70,26 @@ control() { race "uc_race_reader [uc_race] / uc_race_writer [uc_race]" \
 	expect warning 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
 { begin; } |
 	expect truncated 1 "INCOMPLETE console log (1 lines): no UC-RESULT line" --complete
+: | expect empty 1 "INCOMPLETE console log (0 lines): empty" --complete
+# One log per kind of splat, as 6.12 prints its first line; each must be
+# seen (1 not expected), and a clean log of the same shape must pass.
+one() { # one NAME LINE: a complete log with LINE in it must fail
+	{ begin; echo "[    5.0] $2"; end; } |
+		expect "$1" 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
+}
+one rcu-stall "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
+one rcu-self-stall "rcu: INFO: rcu_sched self-detected stall on CPU"
+one hung-task "INFO: task kworker/0:1:23 blocked for more than 122 seconds."
+one slub-redzone "BUG kmalloc-64 (Not tainted): Redzone overwritten"
+one slub-tainted "BUG skbuff_head_cache (Tainted: G    B   W          ): Poison overwritten"
+one soft-lockup "watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [sh:120]"
+one hard-lockup "NMI watchdog: Watchdog detected hard LOCKUP on cpu 1"
+one kernel-bug "kernel BUG at mm/slub.c:451!"
+one kasan "BUG: KASAN: slab-use-after-free in uc_arena_free+0x10/0x80"
+one bad-page "BUG: Bad page state in process sh  pfn:10a2f"
+one lockdep "WARNING: possible circular locking dependency detected"
+one kmemleak "unreferenced object 0xffff888003a0c000 (size 64):"
+{ begin; echo "[    5.0] rcu: Hierarchical RCU implementation."
+  echo "[    5.1] INFO: task sh is fine"; echo "[    5.2] kmalloc-64 ok"; end; } |
+	expect clean 0 "0 splats, 0 expected (bad-input cases), 0 not expected" --complete
 exit $bad

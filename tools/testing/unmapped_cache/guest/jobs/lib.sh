@@ -25,6 +25,9 @@ uc_stat() {
 	awk -F': ' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' $f
 }
 
+# The cache's count of calls refused as bad input when the job started.
+UC_BAD_CALLS0=$(uc_stat 'bad calls refused')
+
 # uc_footprint NAME: the cache's memory where an administrator sees it, once
 # vm.stat_refresh has folded the per-CPU deltas, next to what debugfs
 # says (pages):
@@ -86,7 +89,8 @@ uc_sampler() {
 	UC_SAMPLER=$!
 }
 
-# uc_verify NAME: with the cache on, check every block it holds (no page
+# uc_verify NAME: with the cache on, check that no call was refused as bad
+# input since the job started (bad_calls=+0), and every block it holds (no page
 # with a present direct-map entry, W^X and the arena's permission in the
 # module area) and every execmem mapping it made (no page W+X, none
 # present in the direct map), and print
@@ -97,7 +101,12 @@ uc_sampler() {
 uc_verify() {
 	[ -r /sys/kernel/debug/unmapped_cache/verify ] || return 0
 	v=$(cat /sys/kernel/debug/unmapped_cache/verify)
-	echo "UC-VERIFY name=$1 $v"
+	bad=$(( $(uc_stat 'bad calls refused') - UC_BAD_CALLS0 ))
+	echo "UC-VERIFY name=$1 $v bad_calls=+$bad"
+	# A refused call warns once per call site and boot: after the KUnit
+	# bad-input cases (which run before any job) the same bug in a caller
+	# would be silent but for this count.
+	[ "$bad" -eq 0 ] || { echo "uc_verify: $1: $bad call(s) refused as bad input since the job started"; return 1; }
 	case "$v" in
 	*dm_present=0\ wx=0\ ro_writable=0\ rw_exec=0\ *) ;;
 	*) echo "uc_verify: $1: a cache page is mapped where it must not be"; return 1 ;;
