@@ -206,6 +206,10 @@ left2=$(uc_stat 'pages left out of hibernation')
 nl2=$(vmstat direct_map_level2_splits)
 [ $hrc -ne 0 ] && [ "$copied2" -gt "$copied" ] && [ "$left2" -eq "$left" ] &&
 	[ "$nl2" -eq "$l2" ] || ok=0
+# The pair of the refusal above: the secretmem file is closed now, so this
+# attempt must not be refused (stock would not refuse it either), even
+# though the cache may still hold the secret pages it freed.
+case "$hib_err" in *"No space"*) ;; *) ok=0 ;; esac
 echo "UC-HIB step=nospace status=$hrc error='$hib_err' copied=+$((copied2 - copied)) left_out=+$((left2 - left)) l2=$l2:$nl2 ok=$ok"
 [ $ok -eq 1 ] || rc=1
 
