@@ -121,6 +121,10 @@ finish() {
 		echo "background builds overlap):"
 		sed 's/^/    /' "$UC_CACHE/logs/phases"
 	fi
+	# Whether the compilers ran or ccache answered (cold or warm run).
+	ccache --print-stats 2>/dev/null | awk -v h0="${cc_hit0:-0}" -v m0="${cc_miss0:-0}" '
+		$1 ~ /cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 }
+		END { printf "ccache (%s): %d hits, %d misses in this run\n", ENVIRON["CCACHE_DIR"], h - h0, m - m0 }'
 	echo "wall time: $(( $(date +%s) - t0 ))s"
 	[ -z "$UC_CHECK_ONLY" ] || echo "partial run: only UC_CHECK_ONLY=$UC_CHECK_ONLY"
 	echo "seed: UC_SEED=$UC_SEED"
@@ -130,6 +134,8 @@ finish() {
 	exit
 }
 t0=$(date +%s)
+read -r cc_hit0 cc_miss0 < <(ccache --print-stats 2>/dev/null |
+	awk '$1 ~ /cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 } END { print h + 0, m + 0 }')
 mkdir -p "$UC_CACHE/logs"
 # Section headers carry the time since the start, to see where it goes.
 uc_log() { local d=$(( $(date +%s) - t0 )); printf '==> [%d:%02d] %s\n' $((d / 60)) $((d % 60)) "$*" >&2; }
