@@ -257,9 +257,10 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
  * @src: source.
  * @len: bytes.
  *
- * Writes through a temporary mapping that only this CPU sees, a page at a
- * time with interrupts off, so that no writable alias of the memory is
- * ever visible to other CPUs.  For memory that is not live; takes no lock.
+ * Writes a page at a time, with interrupts off, through a mapping in an mm
+ * that only this CPU ever loads (as text_poke() does): no writable alias
+ * of the memory exists in init_mm or on any other CPU.  For memory that
+ * is not live; takes no lock.
  * Context: any context but NMI.
  */
 void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
@@ -271,34 +272,19 @@ void arch_unmapped_cache_write(void *dst, const void *src, size_t len);
  * @c:   the byte.
  * @len: bytes.
  *
- * Through a writable mapping that only this CPU sees, a page at a time,
- * with interrupts off; takes no lock that an owner of text may hold
- * (text_mutex on x86), so owners may free with it held.
- * Context: process context.
+ * As arch_unmapped_cache_write(); takes no lock that an owner of text may
+ * hold (text_mutex on x86), so owners may free with it held.
+ * Context: any context but NMI.
  */
 void arch_unmapped_cache_fill(void *dst, int c, size_t len);
 
-/* Most pages arch_unmapped_cache_clear_pages() clears in one call. */
-#define UNMAPPED_CACHE_CLEAR_BATCH	64
-
 /**
- * arch_unmapped_cache_clear_pages() - Zero pages that have no kernel mapping.
- * @pages: the pages.
- * @nr:    how many; at most %UNMAPPED_CACHE_CLEAR_BATCH.
- *
- * Through mappings that only this CPU sees, until the end of the call;
- * takes no shared lock and sends no IPI.  The mappings are gone from this
- * CPU's TLB when the call returns.
- * Context: any context; runs with interrupts off.
- */
-void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr);
-
-/**
- * arch_unmapped_cache_clear_page() - Zero one page that has no kernel mapping.
+ * arch_unmapped_cache_clear_page() - Zero a page that has no kernel mapping.
  * @page: the page.
  *
- * arch_unmapped_cache_clear_pages() for one page.
- * Context: any context.
+ * Through the mapping arch_unmapped_cache_write() uses, which only this
+ * CPU can translate, and only during the call; sends no IPI.
+ * Context: any context but NMI.
  */
 void arch_unmapped_cache_clear_page(struct page *page);
 
@@ -306,11 +292,12 @@ void arch_unmapped_cache_clear_page(struct page *page);
  * arch_unmapped_cache_map_page_ro() - Map a page of the cache read-only.
  * @page: a page without a present direct-map entry.
  *
- * Maps @page read-only at an address of this CPU's own (the mapping
- * arch_unmapped_cache_clear_pages() uses), which no other CPU ever
- * translates: no writable or executable alias appears anywhere, and the
- * direct map is not touched.  Undo with arch_unmapped_cache_unmap_page_ro()
- * before interrupts are enabled again.
+ * Maps @page read-only in this CPU's own mm (the one
+ * arch_unmapped_cache_write() uses) and loads that mm: no other CPU ever
+ * translates the address, no writable or executable alias appears, and
+ * the direct map is not touched.  Undo with
+ * arch_unmapped_cache_unmap_page_ro() before interrupts are enabled again,
+ * and touch nothing but the page meanwhile.
  * Context: interrupts off.
  * Return: the address @page can be read at.
  */
@@ -320,21 +307,20 @@ const void *arch_unmapped_cache_map_page_ro(struct page *page);
  * arch_unmapped_cache_unmap_page_ro() - Undo arch_unmapped_cache_map_page_ro().
  * @addr: what it returned.
  *
- * Removes the mapping and this CPU's TLB entry for it.
+ * Removes the mapping and this CPU's TLB entry for it, and puts back the
+ * mm that was loaded.
  * Context: interrupts off, on the CPU that mapped @addr.
  */
 void arch_unmapped_cache_unmap_page_ro(const void *addr);
 
-/**
- * arch_unmapped_cache_in_window() - Whether an address is a CPU's own.
- * @addr: any kernel virtual address.
- *
- * Return: true if @addr belongs to the per-CPU mappings through which the
- * cache clears and copies pages.  Those map secret pages for an instant and
- * only the owning CPU may translate them, so nothing may read them through
- * the page tables (/proc/kcore).
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
+/*
+ * For the KUnit suite: call @fn(addr, @arg) with @page mapped writable at
+ * addr as arch_unmapped_cache_write() maps it, interrupts off.
  */
-bool arch_unmapped_cache_in_window(unsigned long addr);
+void arch_unmapped_cache_with_poke(struct page *page,
+				   void (*fn)(void *addr, void *arg), void *arg);
+#endif
 
 /**
  * arch_unmapped_cache_init() - Set up what the hooks above need.

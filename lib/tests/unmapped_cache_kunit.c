@@ -27,6 +27,7 @@
 #include <kunit/test.h>
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/mmzone.h>
 #include <linux/pfn.h>
 #include <linux/cpu.h>
@@ -3402,7 +3403,7 @@ static struct kunit_suite uc_shrinker_test_suite = {
 /*
  * Hibernation and /proc/kcore: the snapshot reads every page of the cache
  * but the secret ones, without making any of them present in the direct
- * map; kcore may read the cache's own mappings but not the window in which
+ * map; kcore may read the cache's own mappings but not the one through which
  * pages are copied and cleared.
  */
 
@@ -3480,7 +3481,7 @@ static void pm_hibernate_copy_reads_cache_pages_in_place(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(text, buf, &readable));
 	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, pattern, PAGE_SIZE));
 	KUNIT_EXPECT_FALSE_MSG(test, readable,
-			       "kcore may read the per-CPU window");
+			       "kcore may read the address the snapshot copies from");
 
 	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(exec, buf, &readable));
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0x3c, PAGE_SIZE));
@@ -3552,9 +3553,158 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copied, copied0 + 1);
 }
 
+/*
+ * The mapping through which the cache writes RO, ROX and NONE pages is seen
+ * by the CPU that set it and by no other.  A helper on CPU A holds such a
+ * mapping of a secret page, with a pattern written through it, while the
+ * test on CPU B looks for it: there must be no entry for the address in
+ * init_mm, and a read of it from B (through the kernel's page tables for a
+ * kernel address, through B's own mm for a user-half one) must fault.
+ * Controls, from B with the same probes: a vmalloc page holding the same
+ * pattern and a page of B's own mm holding it are read back.
+ */
+struct uc_test_peek {
+	struct page *page;
+	u64 pattern;
+	unsigned long addr;		/* where A maps the page */
+	atomic_t state;			/* 0, 1: A holds the mapping, 2: B is done */
+	bool a_saw_pattern;
+	bool a_timed_out;
+};
+
+/* On CPU A, interrupts off, with the page mapped at @addr. */
+static void uc_test_peek_hold(void *addr, void *arg)
+{
+	struct uc_test_peek *pk = arg;
+	u64 deadline = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+
+	WRITE_ONCE(*(u64 *)addr, pk->pattern);
+	pk->a_saw_pattern = READ_ONCE(*(u64 *)addr) == pk->pattern;
+	pk->addr = (unsigned long)addr;
+	atomic_set_release(&pk->state, 1);
+	while (atomic_read_acquire(&pk->state) != 2) {
+		if (ktime_get_mono_fast_ns() > deadline) {
+			pk->a_timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+}
+
+static void uc_test_peek_get(void *addr, void *arg)
+{
+	*(u64 *)arg = READ_ONCE(*(u64 *)addr);
+}
+
+static int uc_test_peek_fn(void *data)
+{
+	struct uc_test_peek *pk = data;
+
+	arch_unmapped_cache_with_poke(pk->page, uc_test_peek_hold, pk);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* A read that faults rather than oopses, from this CPU's page tables. */
+static long uc_test_peek_read(unsigned long addr, u64 *val)
+{
+	if (addr < TASK_SIZE_MAX)
+		return copy_from_user_nofault(val, (const void __user *)addr,
+					      sizeof(*val));
+	return copy_from_kernel_nofault(val, (const void *)addr, sizeof(*val));
+}
+
+static void pm_poke_mapping_is_not_visible_from_other_cpus(struct kunit *test)
+{
+	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
+	struct uc_test_peek *pk = kunit_kzalloc(test, sizeof(*pk), GFP_KERNEL);
+	long err = 0, ctrl_err, user_err;
+	u64 val = 0, ctrl_val = 0, user_val = 0, got = 0;
+	bool in_init_mm = false, ctrl_in_init_mm;
+	struct task_struct *task;
+	unsigned long uaddr;
+	u64 deadline;
+	int cpu_a;
+	u64 *ctrl;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_ASSERT_NOT_NULL(test, none);
+	KUNIT_ASSERT_NOT_NULL(test, pk);
+	pk->pattern = 0x5ec7e75ec7e7ULL ^ get_random_u64();
+	pk->page = unmapped_cache_alloc_page(none, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pk->page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_put_action,
+							   pk->page));
+	ctrl = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, ctrl);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_vunmap_action,
+							   ctrl));
+	*ctrl = pk->pattern;
+	/* A page of this thread's own mm (KUnit gives the thread one). */
+	uaddr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, 0, uaddr);
+	KUNIT_ASSERT_EQ(test, 0, copy_to_user((void __user *)uaddr, &pk->pattern,
+					      sizeof(pk->pattern)));
+
+	/* This thread is CPU B; the helper holds the mapping on CPU A. */
+	migrate_disable();
+	cpu_a = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	task = kthread_create(uc_test_peek_fn, pk, "uc_peek/%d", cpu_a);
+	if (IS_ERR(task)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
+		return;
+	}
+	get_task_struct(task);
+	kthread_bind(task, cpu_a);
+	wake_up_process(task);
+
+	deadline = ktime_get_mono_fast_ns() + 10 * NSEC_PER_SEC;
+	while (atomic_read_acquire(&pk->state) != 1 &&
+	       ktime_get_mono_fast_ns() < deadline)
+		cpu_relax();
+	if (atomic_read(&pk->state) == 1) {
+		in_init_mm = uc_test_mapped(pk->addr);
+		err = uc_test_peek_read(pk->addr, &val);
+	}
+	ctrl_in_init_mm = uc_test_mapped((unsigned long)ctrl);
+	ctrl_err = uc_test_peek_read((unsigned long)ctrl, &ctrl_val);
+	user_err = uc_test_peek_read(uaddr, &user_val);
+	atomic_set_release(&pk->state, 2);
+	migrate_enable();
+	kthread_stop(task);
+	put_task_struct(task);
+
+	KUNIT_ASSERT_NE_MSG(test, pk->addr, 0, "the helper never mapped the page");
+	KUNIT_EXPECT_FALSE(test, pk->a_timed_out);
+	KUNIT_EXPECT_TRUE_MSG(test, pk->a_saw_pattern,
+			      "CPU A did not read back what it wrote");
+	KUNIT_EXPECT_FALSE_MSG(test, in_init_mm,
+			       "init_mm maps the write mapping at %lx", pk->addr);
+	KUNIT_EXPECT_NE_MSG(test, err, 0,
+			    "CPU %d read CPU %d's write mapping at %lx",
+			    smp_processor_id(), cpu_a, pk->addr);
+	KUNIT_EXPECT_NE(test, val, pk->pattern);
+	/* The same probes see mapped pages of both halves. */
+	KUNIT_EXPECT_TRUE(test, ctrl_in_init_mm);
+	KUNIT_EXPECT_EQ(test, ctrl_err, 0);
+	KUNIT_EXPECT_EQ(test, ctrl_val, pk->pattern);
+	KUNIT_EXPECT_EQ(test, user_err, 0);
+	KUNIT_EXPECT_EQ(test, user_val, pk->pattern);
+	/* And the write reached the page. */
+	arch_unmapped_cache_with_poke(pk->page, uc_test_peek_get, &got);
+	KUNIT_EXPECT_EQ(test, got, pk->pattern);
+}
+
 static struct kunit_case uc_pm_test_cases[] = {
 	KUNIT_CASE(pm_hibernate_copy_reads_cache_pages_in_place),
 	KUNIT_CASE(pm_secret_pages_stay_out_of_hibernation),
+	KUNIT_CASE(pm_poke_mapping_is_not_visible_from_other_cpus),
 	{}
 };
 

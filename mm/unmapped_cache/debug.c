@@ -264,7 +264,6 @@ enum uc_bench_path {
 	UC_BENCH_MAG_RW_ZERO,		/* the same, __GFP_ZERO */
 	UC_BENCH_MAG_NONE,		/* magazines, NONE cache (page cleared) */
 	UC_BENCH_CLEAR,			/* the clear of one NONE page alone */
-	UC_BENCH_CLEAR_BATCH,		/* a batch of them, per page */
 	UC_BENCH_MEMSET,		/* zeroing a mapped page (RW's __GFP_ZERO) */
 	UC_BENCH_CLEAR_MAPPED,		/* clear_page() of a mapped page */
 	UC_BENCH_INVLPG,		/* one local invalidation, unrelated page */
@@ -282,7 +281,6 @@ static const char *const uc_bench_names[] = {
 	[UC_BENCH_MAG_RW_ZERO]	= "unmapped_cache RW page, __GFP_ZERO (magazines)",
 	[UC_BENCH_MAG_NONE]	= "unmapped_cache NONE page (magazines)",
 	[UC_BENCH_CLEAR]	= "clearing one unmapped page alone",
-	[UC_BENCH_CLEAR_BATCH]	= "clearing unmapped pages a magazine at a time, per page",
 	[UC_BENCH_MEMSET]	= "zeroing a mapped page (memset, what __GFP_ZERO adds to RW)",
 	[UC_BENCH_CLEAR_MAPPED]	= "clear_page() of a mapped page (what the unmapped clear runs)",
 	[UC_BENCH_INVLPG]	= "one local TLB invalidation of an unrelated kernel page",
@@ -309,7 +307,7 @@ static DEFINE_MUTEX(uc_bench_lock);
  * Pages of the NONE cache for the clearing paths, and a mapped page for
  * UC_BENCH_MEMSET; access under uc_bench_lock.
  */
-static struct page *uc_bench_pages[UC_MAG_ROUNDS];
+static struct page *uc_bench_page;
 static void *uc_bench_buf;
 static void *uc_bench_vbuf;	/* a vmalloc page, for UC_BENCH_INVLPG */
 
@@ -336,10 +334,7 @@ static int uc_bench_one(enum uc_bench_path path, struct unmapped_cache *rw,
 		unmapped_cache_free_page(none, page);
 		return 0;
 	case UC_BENCH_CLEAR:
-		arch_unmapped_cache_clear_page(uc_bench_pages[0]);
-		return 0;
-	case UC_BENCH_CLEAR_BATCH:
-		arch_unmapped_cache_clear_pages(uc_bench_pages, UC_MAG_ROUNDS);
+		arch_unmapped_cache_clear_page(uc_bench_page);
 		return 0;
 	case UC_BENCH_MEMSET:
 		memset(uc_bench_buf, 0, PAGE_SIZE);
@@ -431,11 +426,9 @@ static int uc_bench_run(unsigned long pairs)
 	uc_bench_vbuf = vmalloc(PAGE_SIZE);
 	if (!uc_bench_buf || !uc_bench_vbuf)
 		err = -ENOMEM;
-	for (i = 0; i < UC_MAG_ROUNDS && !err; i++) {
-		uc_bench_pages[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
-		if (!uc_bench_pages[i])
-			err = -ENOMEM;
-	}
+	uc_bench_page = unmapped_cache_alloc_page(none, GFP_KERNEL);
+	if (!uc_bench_page)
+		err = -ENOMEM;
 	for (path = 0; path < UC_BENCH_COUNT && !err; path++) {
 		u64 start;
 
@@ -445,8 +438,6 @@ static int uc_bench_run(unsigned long pairs)
 		for (i = 0; i < pairs && !err; i++)
 			err = uc_bench_one(path, rw, none);
 		ns[path] = (ktime_get_ns() - start) / pairs;
-		if (path == UC_BENCH_CLEAR_BATCH)
-			ns[path] /= UC_MAG_ROUNDS;
 		cond_resched();
 	}
 	if (!err) {
@@ -454,10 +445,9 @@ static int uc_bench_run(unsigned long pairs)
 		uc_bench.pairs = pairs;
 		memcpy(uc_bench.ns, ns, sizeof(ns));
 	}
-	for (i = 0; i < UC_MAG_ROUNDS; i++) {
-		unmapped_cache_free_page(none, uc_bench_pages[i]);
-		uc_bench_pages[i] = NULL;
-	}
+	if (uc_bench_page)
+		unmapped_cache_free_page(none, uc_bench_page);
+	uc_bench_page = NULL;
 	kfree(uc_bench_buf);
 	uc_bench_buf = NULL;
 	vfree(uc_bench_vbuf);

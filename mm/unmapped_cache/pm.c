@@ -35,11 +35,11 @@
  * /proc/kcore.  The module area is read page by page through vread_iter().
  * A page without a direct-map entry there is the cache's, mapped in the
  * module area by an arena or for execmem; vmalloc reads it through that
- * mapping if unmapped_cache_alias_readable() says so.  The only kernel
- * addresses at which a secret page is ever mapped are the per-CPU windows
- * in which the cache clears pages, for the time of the clear: those read as
- * zeroes.  A secret page read through the direct map faults and reads as
- * zeroes in kcore's own path.
+ * mapping if unmapped_cache_alias_readable() says so.  No kernel address
+ * ever maps a secret page: the cache clears and copies pages through a
+ * mapping in an mm of the CPU's own (arch code), which is not in init_mm.
+ * A secret page read through the direct map faults and reads as zeroes in
+ * kcore's own path.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
@@ -51,7 +51,7 @@
 
 #include "internal.h"
 
-/* Pages copied through a window for hibernation, and pages left out. */
+/* Pages copied for hibernation, and pages left out (as zeroes). */
 static unsigned long uc_hibernate_copied;
 static unsigned long uc_hibernate_zeroed;
 
@@ -118,17 +118,15 @@ void unmapped_cache_hibernate_unmap_page(const void *addr)
  *        a present direct-map entry.
  *
  * Such a page is the cache's.  It may be read through @addr (as
- * /proc/kcore does, with a copy that tolerates faults) unless @addr is in
- * one of the per-CPU windows through which the cache clears pages: those
- * map secret pages for an instant, and only their own CPU may translate
- * them.  Every other mapping of a cache page is of text or data that the
- * kernel maps anyway (module memory, JIT images, trampolines).
+ * /proc/kcore does, with a copy that tolerates faults): every mapping of a
+ * cache page in the vmalloc or module area is of text or data that the
+ * kernel maps anyway (module memory, JIT images, trampolines).  The cache
+ * reaches secret pages only through mappings outside init_mm.
  *
  * Context: Any context.
  * Return: true if @addr may be read.
  */
 bool unmapped_cache_alias_readable(const void *addr)
 {
-	return unmapped_cache_enabled() &&
-	       !arch_unmapped_cache_in_window((unsigned long)addr);
+	return unmapped_cache_enabled() && is_vmalloc_or_module_addr(addr);
 }

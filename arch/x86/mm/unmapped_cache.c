@@ -31,14 +31,19 @@
 
 #include <linux/fault-inject.h>
 #include <linux/init.h>
+#include <linux/kasan.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/pgtable.h>
 #include <linux/set_memory.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
+#include <asm/mmu_context.h>
 #include <asm/sections.h>
+#include <asm/text-patching.h>
 #include <asm/set_memory.h>
 #include <asm/tlbflush.h>
 
@@ -150,160 +155,197 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
 }
 
 /*
- * Clearing pages that have no kernel mapping (NONE arena pages on their way
- * back from an owner).
+ * Writes into memory that has no writable kernel mapping: RO and ROX chunks
+ * filled for their owner or scrubbed when freed, NONE pages (secret pages)
+ * cleared, and pages of the cache read for the hibernation image.
  *
- * Each CPU owns a window of UNMAPPED_CACHE_CLEAR_BATCH pages of kernel
- * virtual space, whose page tables were allocated at boot.  To clear a
- * batch, the CPU maps each page at its own slot with interrupts off, clears
- * it, unmaps them all and then invalidates its own TLB once: no other CPU
- * ever uses those addresses, so no IPI is needed, and no lock is shared
- * (the way kmap_local() slots work on 32-bit highmem).  A batch of at most
- * tlb_single_page_flush_ceiling pages is invalidated page by page,
- * a larger one with one local flush of everything, the rule
- * flush_tlb_kernel_range() follows.  The pages are visible only to this CPU
- * and only until the end of the batch.
+ * Each CPU has an mm of its own, allocated at boot, with the page tables for
+ * one page at a random address in its user half.  To reach a page, the CPU
+ * sets that entry (never global, never user-accessible), loads the mm with
+ * use_temporary_mm() with interrupts off, as text_poke() loads poking_mm,
+ * copies, clears the entry and invalidates it with invlpg while the mm is
+ * still loaded (that mm's PCID), and puts the previous mm back.  No other CPU
+ * ever loads this mm, so no other CPU can translate the address while the
+ * entry is set, whatever it reads or speculates; nothing is added to
+ * init_mm, so /proc/kcore and vread never see it; no IPI and no shared lock.
+ *
+ * The entry is reached through a pointer kept from boot: the mm never
+ * unmaps anything, so its page tables live as long as it does, and no
+ * page-table lock (a sleeping lock on PREEMPT_RT) is needed with
+ * interrupts off.
  */
-static unsigned long uc_clear_base __ro_after_init;
-static DEFINE_PER_CPU_READ_MOSTLY(pte_t *, uc_clear_pte[UNMAPPED_CACHE_CLEAR_BATCH]);
+struct uc_poke {
+	struct mm_struct *mm;
+	unsigned long addr;
+	pte_t *pte;
+};
 
-#define UC_CLEAR_WINDOW	(UNMAPPED_CACHE_CLEAR_BATCH * PAGE_SIZE)
-/*
- * The span whose PTEs fill one cache line.  The windows start on such a
- * boundary and each is a whole number of them, so no two CPUs ever write
- * PTEs in the same cache line.
- */
-#define UC_CLEAR_ALIGN	(L1_CACHE_BYTES / sizeof(pte_t) * PAGE_SIZE)
-static_assert(UC_CLEAR_WINDOW % UC_CLEAR_ALIGN == 0);
+static DEFINE_PER_CPU_READ_MOSTLY(struct uc_poke, uc_poke);
+/* The mm that was loaded when the hibernation snapshot mapped a page. */
+static DEFINE_PER_CPU(struct mm_struct *, uc_poke_prev);
 
-static int __init uc_clear_pte_fn(pte_t *pte, unsigned long addr, void *data)
+static void *uc_poke_map(struct uc_poke *poke, struct page *page,
+			 pgprot_t prot, struct mm_struct **prev)
 {
-	unsigned long off = addr - uc_clear_base;
+	lockdep_assert_irqs_disabled();
+	prot = __pgprot(pgprot_val(prot) & ~_PAGE_GLOBAL);
+	set_pte_at(poke->mm, poke->addr, poke->pte, mk_pte(page, prot));
+	/* A compiler barrier: the entry is set before the page is touched. */
+	*prev = use_temporary_mm(poke->mm);
+	/* KASAN has no shadow for a user-half address. */
+	kasan_disable_current();
+	return (void *)poke->addr;
+}
 
-	per_cpu(uc_clear_pte[(off % UC_CLEAR_WINDOW) >> PAGE_SHIFT],
-		off / UC_CLEAR_WINDOW) = pte;
+static void uc_poke_unmap(struct uc_poke *poke, struct mm_struct *prev)
+{
+	barrier();
+	kasan_enable_current();
+	pte_clear(poke->mm, poke->addr, poke->pte);
+	/* In the PCID of poke->mm, which is still loaded. */
+	flush_tlb_one_user(poke->addr);
+	unuse_temporary_mm(prev);
+}
+
+static int __init uc_poke_init_cpu(struct uc_poke *poke)
+{
+	spinlock_t *ptl;	/* taken by get_locked_pte(), dropped at once */
+	pte_t *pte;
+
+	poke->mm = mm_alloc();
+	if (!poke->mm)
+		return -ENOMEM;
+	/* Xen PV pins the page tables of an mm before it is loaded. */
+	paravirt_enter_mmap(poke->mm);
+	poke->addr = TASK_UNMAPPED_BASE;
+	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE))
+		poke->addr += (get_random_long() & PAGE_MASK) %
+			      (TASK_SIZE - TASK_UNMAPPED_BASE - PAGE_SIZE);
+	pte = get_locked_pte(poke->mm, poke->addr, &ptl);
+	if (!pte) {
+		mmput(poke->mm);
+		poke->mm = NULL;
+		return -ENOMEM;
+	}
+	poke->pte = pte;
+	pte_unmap_unlock(pte, ptl);
 	return 0;
 }
 
 int __init arch_unmapped_cache_init(void)
 {
-	struct vm_struct *area;
+	struct uc_poke *poke;
+	int cpu, err;
 
-	area = get_vm_area(nr_cpu_ids * UC_CLEAR_WINDOW + UC_CLEAR_ALIGN -
-			   PAGE_SIZE, VM_MAP);
-	if (!area)
-		return -ENOMEM;
-	uc_clear_base = ALIGN((unsigned long)area->addr, UC_CLEAR_ALIGN);
-	return apply_to_page_range(&init_mm, uc_clear_base,
-				   nr_cpu_ids * UC_CLEAR_WINDOW,
-				   uc_clear_pte_fn, NULL);
-}
-
-void arch_unmapped_cache_clear_pages(struct page **pages, unsigned int nr)
-{
-	unsigned long flags, base;
-	pte_t **ptes;
-	unsigned int i;
-
-	if (WARN_ON_ONCE(nr > UNMAPPED_CACHE_CLEAR_BATCH))
-		nr = UNMAPPED_CACHE_CLEAR_BATCH;
-
-	local_irq_save(flags);
-	base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
-	ptes = this_cpu_ptr(uc_clear_pte);
-	for (i = 0; i < nr; i++) {
-		set_pte(ptes[i], mk_pte(pages[i], PAGE_KERNEL));
-		clear_page((void *)(base + i * PAGE_SIZE));
+	for_each_possible_cpu(cpu) {
+		err = uc_poke_init_cpu(per_cpu_ptr(&uc_poke, cpu));
+		if (err)
+			goto undo;
 	}
-	for (i = 0; i < nr; i++)
-		pte_clear(&init_mm, base + i * PAGE_SIZE, ptes[i]);
-	if (nr > tlb_single_page_flush_ceiling) {
-		__flush_tlb_all();
-	} else {
-		for (i = 0; i < nr; i++)
-			flush_tlb_one_kernel(base + i * PAGE_SIZE);
+	return 0;
+undo:
+	for_each_possible_cpu(cpu) {
+		poke = per_cpu_ptr(&uc_poke, cpu);
+		if (poke->mm)
+			mmput(poke->mm);
+		poke->mm = NULL;
 	}
-	local_irq_restore(flags);
-}
-
-void arch_unmapped_cache_clear_page(struct page *page)
-{
-	arch_unmapped_cache_clear_pages(&page, 1);
+	return err;
 }
 
 /*
- * RO and ROX chunks are written, and filled when freed, through the first
- * slot of the same window, page by page: the writable alias exists only on
- * this CPU, with interrupts off, for one page at a time, and is gone (with
- * a local invalidation) before the next page.  The memory written is not
- * live: a chunk being filled for its owner (a module being loaded, a BPF
- * image not yet published, a trampoline not yet installed) or a chunk
- * being given back.  Unlike text_poke_copy() this takes no text_mutex, so
- * owners may write or free with text_mutex held (the kprobe optimizer
- * frees instruction pages so, and text_poke_early() may run under it).
- * Live text is changed with text_poke() and friends, as before.
+ * Copy or set [addr, addr + len), which lies in pages mapped by the
+ * kernel (a chunk of an RO or ROX arena), a page at a time.
  */
-static void uc_window_copy(unsigned long addr, const void *src, int c,
-			   size_t len)
+static void uc_poke_copy(unsigned long addr, const void *src, int c, size_t len)
 {
-	unsigned long flags, base;
+	struct mm_struct *prev;
+	unsigned long flags;
+	struct page *page;
 	size_t off, n;
-	pte_t *pte;
+	void *dst;
 
 	for (; len; len -= n, addr += n) {
 		off = offset_in_page(addr);
 		n = min_t(size_t, len, PAGE_SIZE - off);
+		page = vmalloc_to_page((void *)addr);
+		if (WARN_ON_ONCE(!page))
+			return;
 		local_irq_save(flags);
-		base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
-		pte = this_cpu_ptr(uc_clear_pte)[0];
-		set_pte(pte, mk_pte(vmalloc_to_page((void *)addr), PAGE_KERNEL));
+		dst = uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL,
+				  &prev) + off;
 		if (src) {
-			memcpy((void *)(base + off), src, n);
+			memcpy(dst, src, n);
 			src += n;
 		} else {
-			memset((void *)(base + off), c, n);
+			memset(dst, c, n);
 		}
-		pte_clear(&init_mm, base, pte);
-		flush_tlb_one_kernel(base);
+		uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
 		local_irq_restore(flags);
 	}
 }
 
 void arch_unmapped_cache_write(void *dst, const void *src, size_t len)
 {
-	uc_window_copy((unsigned long)dst, src, 0, len);
+	uc_poke_copy((unsigned long)dst, src, 0, len);
 }
 
 void arch_unmapped_cache_fill(void *dst, int c, size_t len)
 {
-	uc_window_copy((unsigned long)dst, NULL, c, len);
+	uc_poke_copy((unsigned long)dst, NULL, c, len);
+}
+
+void arch_unmapped_cache_clear_page(struct page *page)
+{
+	struct mm_struct *prev;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	clear_page(uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL,
+			       &prev));
+	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
+	local_irq_restore(flags);
 }
 
 /*
- * The hibernation snapshot reads pages of the cache through the first slot
- * of the same window, read-only.  It runs with interrupts off, so no clear
- * can run on this CPU meanwhile.
+ * The hibernation snapshot reads a page of the cache through the same
+ * mapping, read-only, with this CPU's mm loaded until the unmap: it runs
+ * with interrupts off on the one CPU left, and copies one page between the
+ * two calls.
  */
 const void *arch_unmapped_cache_map_page_ro(struct page *page)
 {
 	lockdep_assert_irqs_disabled();
-	set_pte(this_cpu_ptr(uc_clear_pte)[0], mk_pte(page, PAGE_KERNEL_RO));
-	return (const void *)(uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW);
+	return uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL_RO,
+			   this_cpu_ptr(&uc_poke_prev));
 }
 
 void arch_unmapped_cache_unmap_page_ro(const void *addr)
 {
-	unsigned long base = uc_clear_base + smp_processor_id() * UC_CLEAR_WINDOW;
+	struct uc_poke *poke = this_cpu_ptr(&uc_poke);
 
 	lockdep_assert_irqs_disabled();
-	if (WARN_ON_ONCE((unsigned long)addr != base))
+	if (WARN_ON_ONCE((unsigned long)addr != poke->addr))
 		return;
-	pte_clear(&init_mm, base, this_cpu_ptr(uc_clear_pte)[0]);
-	flush_tlb_one_kernel(base);
+	uc_poke_unmap(poke, __this_cpu_read(uc_poke_prev));
 }
 
-bool arch_unmapped_cache_in_window(unsigned long addr)
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
+/*
+ * For the KUnit suite: run @fn with @page mapped writable the way the
+ * functions above map it, and the address it is mapped at.
+ */
+void arch_unmapped_cache_with_poke(struct page *page,
+				   void (*fn)(void *addr, void *arg), void *arg)
 {
-	return uc_clear_base && addr >= uc_clear_base &&
-	       addr - uc_clear_base < nr_cpu_ids * UC_CLEAR_WINDOW;
+	struct mm_struct *prev;
+	unsigned long flags;
+	void *addr;
+
+	local_irq_save(flags);
+	addr = uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL, &prev);
+	fn(addr, arg);
+	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
+	local_irq_restore(flags);
 }
+#endif
