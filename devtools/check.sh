@@ -21,7 +21,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy hwpoison numa hibernate bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -379,6 +379,64 @@ sec_hwpoison() {
 	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
 		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
 	splat_scan "guest: hwpoison job" "$log"
+}
+
+sec_kaslr() {
+	# Module addresses change between boots as they do on a stock kernel
+	# (jobs/kaslr.sh): two boots load the same 3 test modules in the same
+	# order; with KASLR their text, rodata and data addresses differ, with
+	# nokaslr (the control: the probe sees equal addresses when nothing is
+	# randomised) they are the same; and the text stays on 2M mappings.
+	# Entropy, x86-64 (arena.c): a random 2M start among 252 in the lower
+	# half of the 1008 MiB module area, and a random page of 512 in the
+	# arena's first block, about 2^17 places for text against 2^10 for the
+	# stock module load offset.
+	local mode i log lines=() bad=0 same=0 diff=0 m2=0 mt=0
+	for mode in kaslr nokaslr; do
+		for i in 1 2; do
+			log=$UC_GUEST/logs/kaslr-$mode-$i.log
+			args=()
+			[ $mode = nokaslr ] && args=(--append nokaslr)
+			# One CPU: with two, which CPU's magazine a 1-page
+			# chunk comes from varies, and so would the addresses.
+			guest "module addresses, $mode, boot $i" "$log" --timeout 300 \
+				--smp 1 --hostroot "${args[@]}" kaslr
+			[ $job_rc -eq 0 ] || { bad=1; fail "guest: kaslr job, $mode boot $i (status $job_rc, log: $log)"; }
+			splat_scan "guest: module addresses, $mode, boot $i" "$log"
+			lines+=("$(grep -ao '^UC-KASLR mod=.*' "$log" | tr -d '\r' | sort)")
+		done
+	done
+	# lines: kaslr 1, kaslr 2, nokaslr 1, nokaslr 2.
+	cmp_boots() {	# FIRST SECOND: "N_SAME N_DIFFERENT" over 9 addresses
+		paste -d'\n' <(echo "$1") <(echo "$2") | awk '
+			NR % 2 == 1 { split($0, a, " "); next }
+			{ split($0, b, " "); for (i = 2; i <= 5; i++) if (a[i] ~ /^(text|rodata|data)=/) {
+				if (a[i] == b[i]) s++; else d++ } }
+			END { printf "%d %d", s, d }'
+	}
+	read -r s1 d1 <<< "$(cmp_boots "${lines[0]}" "${lines[1]}")"
+	read -r s2 d2 <<< "$(cmp_boots "${lines[2]}" "${lines[3]}")"
+	n1=$(echo "${lines[0]}" | grep -c mod=)
+	n2=$(echo "${lines[2]}" | grep -c mod=)
+	if [ "$n1" = 3 ] && [ "$s1" = 0 ] && [ "$d1" -ge 9 ]; then
+		pass "guest: two boots with KASLR load the same 3 modules at different addresses: $d1 of $d1 text/rodata/data addresses differ (text: $(echo "${lines[0]}" | sed -n 's/.*mod=a text=\([^ ]*\).*/\1/p') vs $(echo "${lines[1]}" | sed -n 's/.*mod=a text=\([^ ]*\).*/\1/p'))"
+	else
+		fail "guest: module addresses with KASLR: $n1 modules, $s1 addresses the same in both boots, $d1 different (want 3 modules, 0 the same; logs: $UC_GUEST/logs/kaslr-kaslr-*.log)"
+	fi
+	if [ "$n2" = 3 ] && [ "$d2" = 0 ] && [ "$s2" -ge 9 ]; then
+		pass "guest: control: two boots with nokaslr put them at the same $s2 addresses (the comparison sees equal addresses)"
+	else
+		fail "guest: module addresses with nokaslr: $n2 modules, $s2 the same, $d2 different (want 3 modules, all the same)"
+	fi
+	# Text on 2M mappings in both KASLR boots.
+	read -r m2 mt <<< "$(printf '%s\n%s\n' "${lines[0]}" "${lines[1]}" |
+		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "text_pages") t += kv[2]; if (kv[1] == "text_pages_2m") m += kv[2] } }
+		     END { printf "%d %d", m, t }')"
+	if [ "${mt:-0}" -gt 0 ] && [ "$m2" = "$mt" ]; then
+		pass "guest: with randomised addresses the text of the 3 modules is still mapped by 2M entries ($m2 of $mt pages over both boots)"
+	else
+		fail "guest: module text on 2M mappings with KASLR: ${m2:-?} of ${mt:-?} pages"
+	fi
 }
 
 sec_numa() {
@@ -797,7 +855,7 @@ lane() {
 	done > "$UC_CACHE/logs/lane-$name.out"
 }
 uc_log "guest jobs: the main kernel's, and the debug and RT kernels' once built (two lanes)"
-lane main kunit blocks pressure secrecy hwpoison numa hibernate bpftools callers soak &
+lane main kunit blocks pressure secrecy hwpoison kaslr numa hibernate bpftools callers soak &
 lane_main=$!
 lane variants debug rt &
 lane_variants=$!

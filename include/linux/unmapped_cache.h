@@ -323,6 +323,15 @@ void arch_unmapped_cache_with_poke(struct page *page,
 #endif
 
 /**
+ * arch_unmapped_cache_randomize() - Whether to randomise addresses.
+ *
+ * Return: true if the kernel randomises its own and its modules' addresses
+ * at this boot (KASLR): the arenas then place their virtual space and
+ * their chunks at random, as the module loader would.
+ */
+bool arch_unmapped_cache_randomize(void);
+
+/**
  * arch_unmapped_cache_init() - Set up what the hooks above need.
  *
  * Context: boot, from the cache's initcall.

@@ -28,7 +28,7 @@
  * both through a writable mapping only the freeing CPU sees, a page at a
  * time with interrupts off (arch_unmapped_cache_fill(): no lock, so an
  * owner may free with text_mutex held), NONE through mappings only the
- * freeing CPU sees (arch_unmapped_cache_clear_pages()).  Single pages are
+ * freeing CPU sees (arch_unmapped_cache_clear_page()).  Single pages are
  * scrubbed the same way before they go into a magazine (cache.c).  So the
  * tree and the magazines hold only clean NONE, RO and ROX memory.
  *
@@ -55,6 +55,7 @@
 #include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -124,6 +125,41 @@ static pgprot_t uc_arena_prot(const struct uc_arena *arena)
 #define UC_VSPACE_START	VMALLOC_START
 #define UC_VSPACE_END	VMALLOC_END
 #endif
+
+/*
+ * Randomisation.  With the kernel's address randomisation on, the lowest
+ * address at which a mapped arena reserves virtual space is a random
+ * block-aligned address in the lower half of the area, chosen at boot
+ * (falling back to the whole area when nothing fits above it), and each
+ * mapped arena starts handing out chunks at a random page of its first
+ * block (its range tree's floor), chosen again whenever it starts over
+ * empty.  On x86-64 the module area is 1008 MiB: 252 starts, about 8 bits,
+ * times 512 pages, 9 bits, so module text, rodata and data each land at
+ * one of about 2^17 page addresses, against 2^10 for the stock module
+ * load offset (1 to 1024 pages).
+ */
+static unsigned long uc_vspace_start __ro_after_init = UC_VSPACE_START;
+static bool uc_randomize __ro_after_init;
+
+static void __init uc_randomize_init(void)
+{
+	unsigned long slots = (UC_VSPACE_END - UC_VSPACE_START) / 2 /
+			      UNMAPPED_CACHE_BLOCK_SIZE;
+
+	uc_randomize = arch_unmapped_cache_randomize();
+	if (uc_randomize && slots)
+		uc_vspace_start += get_random_u32_below(slots) *
+				   UNMAPPED_CACHE_BLOCK_SIZE;
+}
+
+/* A random page of the block run at @start: a new floor for an arena. */
+static unsigned long uc_random_floor(unsigned long start)
+{
+	if (!uc_randomize)
+		return 0;
+	return start + ((unsigned long)get_random_u32_below(UNMAPPED_CACHE_BLOCK_PAGES)
+			<< PAGE_SHIFT);
+}
 
 /* Map @block at @addr with the arena's permission, one PMD if possible. */
 static int uc_arena_map_block(struct uc_arena *arena, struct uc_block *block,
@@ -205,9 +241,14 @@ static struct uc_vspace *uc_vspace_new(struct uc_arena *arena,
 		return NULL;
 	if (uc_should_fail_vspace(size))
 		goto err_free_vspace;
-	vspace->area = get_vm_area_align(size, align, VM_MAP, UC_VSPACE_START,
+	vspace->area = get_vm_area_align(size, align, VM_MAP, uc_vspace_start,
 					 UC_VSPACE_END, arena->nid,
 					 __builtin_return_address(0));
+	if (!vspace->area && uc_vspace_start != UC_VSPACE_START)
+		vspace->area = get_vm_area_align(size, align, VM_MAP,
+						 UC_VSPACE_START, UC_VSPACE_END,
+						 arena->nid,
+						 __builtin_return_address(0));
 	if (!vspace->area)
 		goto err_free_vspace;
 	if (uc_kasan_shadow_alloc(vspace->area, size))
@@ -318,6 +359,7 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 	struct uc_block *block;
 	struct page **pages;
 	unsigned long i, start, slot = 0;
+	bool first = false;
 	LIST_HEAD(added);
 	int err = -ENOMEM;
 
@@ -343,6 +385,8 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 	}
 
 	align = max(align, UNMAPPED_CACHE_BLOCK_SIZE);
+	/* Starting over empty: a new random floor once the run is added. */
+	first = list_empty(&arena->vspaces);
 	vspace = uc_vspace_find(arena, nr, align, &slot);
 	if (!vspace)
 		vspace = uc_vspace_new(arena, nr, align);
@@ -380,6 +424,8 @@ add:
 	spin_lock_irqsave(&arena->lock, flags);
 	err = uc_range_add(&arena->tree, start, nr * UNMAPPED_CACHE_BLOCK_SIZE,
 			   &node);
+	if (!err && first)
+		arena->tree.floor = uc_random_floor(start);
 	spin_unlock_irqrestore(&arena->lock, flags);
 	if (WARN_ON_ONCE(err))
 		goto err_unwind;
@@ -859,6 +905,7 @@ int __init uc_arenas_init(void)
 	struct uc_arena *arena;
 	int nid;
 
+	uc_randomize_init();
 	for_each_node_state(nid, N_MEMORY) {
 		for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
 			arena = kzalloc_node(sizeof(*arena), GFP_KERNEL, nid);

@@ -48,6 +48,15 @@
  * the snuggest hole, often one that was about to become entirely free, and
  * it would need a second, size-ordered index to be O(log n).
  *
+ * An owner may set a floor (uc_range_tree.floor): then the chunk goes at
+ * the lowest place at or above the floor where it fits, found by walking
+ * the free ranges from the one at the floor upwards (O(log n) unless
+ * alignment makes ranges large enough fail), and space below the floor is
+ * used, as above, only when none fits.  An arena puts its floor at a
+ * random page of its first block, so that what it hands out does not sit
+ * at the same address every boot, while the policy above it stays lowest
+ * first.
+ *
  * The worst-case bound can miss a smaller free range that happens to be
  * aligned, so when no range is that large, a second pass walks the free
  * ranges at least as large as the chunk, in address order, and takes the
@@ -113,6 +122,7 @@ void uc_range_tree_init(struct uc_range_tree *t)
 	t->busy_bytes = 0;
 	t->nr_free = 0;
 	t->nr_busy = 0;
+	t->floor = 0;
 }
 
 struct uc_range *uc_range_node_alloc(gfp_t gfp)
@@ -522,6 +532,54 @@ static struct uc_range *uc_next_at_least(struct uc_range *r,
 	return NULL;
 }
 
+/* The free range containing @addr, or else the lowest one above it. */
+static struct uc_range *uc_free_from(struct uc_range_tree *t,
+				     unsigned long addr)
+{
+	struct rb_node *n = t->free_root.rb_node;
+	struct uc_range *above = NULL;
+
+	while (n) {
+		struct uc_range *r = uc_rb_range(n);
+
+		if (addr < r->start) {
+			above = r;
+			n = n->rb_left;
+		} else if (addr >= uc_range_end(r)) {
+			n = n->rb_right;
+		} else {
+			return r;
+		}
+	}
+	return above;
+}
+
+/*
+ * Pass 0, for a tree with a floor: the lowest place at or above the floor
+ * where an aligned chunk of @size bytes fits.  Every range visited but the
+ * first holds @size bytes, so only alignment can make it fail.
+ */
+static struct uc_range *uc_find_fit_above(struct uc_range_tree *t,
+					  unsigned long size,
+					  unsigned long align,
+					  unsigned long *start)
+{
+	unsigned long floor = t->floor, s;
+	struct uc_range *r = uc_free_from(t, floor);
+
+	if (r && r->size < size)
+		r = uc_next_at_least(r, size);
+	for (; r; r = uc_next_at_least(r, size)) {
+		s = ALIGN(max(r->start, floor), align);
+		if (s >= r->start && s < uc_range_end(r) &&
+		    uc_range_end(r) - s >= size) {
+			*start = s;
+			return r;
+		}
+	}
+	return NULL;
+}
+
 /*
  * Find where an aligned chunk of @size bytes goes: see "Fit policy" at the
  * top of this file.  Return the free range and store the chunk's start in
@@ -536,6 +594,12 @@ static struct uc_range *uc_find_fit(struct uc_range_tree *t, unsigned long size,
 
 	if (uc_subtree_max(root) < size)
 		return NULL;
+
+	if (t->floor) {
+		r = uc_find_fit_above(t, size, align, start);
+		if (r)
+			return r;
+	}
 
 	/*
 	 * Pass 1: any range of @length bytes holds the chunk whatever its

@@ -61,6 +61,11 @@ struct uc_range {
  * @busy_bytes: total size of the busy chunks.
  * @nr_free:    number of free ranges.
  * @nr_busy:    number of busy chunks.
+ * @floor:      0, or where uc_range_alloc() starts looking: it takes the
+ *              lowest place at or above @floor where the chunk fits, and
+ *              space below @floor only when there is none.  Set by the
+ *              owner under its lock (an arena's random start, which
+ *              randomises the addresses of what it hands out).
  */
 struct uc_range_tree {
 	struct rb_root free_root;
@@ -70,6 +75,7 @@ struct uc_range_tree {
 	unsigned long busy_bytes;
 	unsigned long nr_free;
 	unsigned long nr_busy;
+	unsigned long floor;
 };
 
 /**
@@ -156,8 +162,10 @@ int uc_range_add(struct uc_range_tree *t, unsigned long start,
  *         The entries used are set to NULL; the caller frees the others,
  *         after dropping the lock, with uc_range_spares_release().
  *
- * The chunk is taken from the lowest-addressed free range that holds @size
- * bytes plus the worst-case alignment padding; if there is none, from the
+ * With a &uc_range_tree.floor, the chunk goes at the lowest address at or
+ * above the floor where it fits, if there is one.  Otherwise it is taken
+ * from the lowest-addressed free range that holds @size bytes plus the
+ * worst-case alignment padding; if there is none, from the
  * lowest-addressed free range where an aligned chunk fits at all.  So NULL
  * means that no aligned hole of @size bytes exists.
  *

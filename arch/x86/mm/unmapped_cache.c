@@ -43,6 +43,7 @@
 
 #include <asm/mmu_context.h>
 #include <asm/sections.h>
+#include <asm/setup.h>
 #include <asm/text-patching.h>
 #include <asm/set_memory.h>
 #include <asm/tlbflush.h>
@@ -145,6 +146,12 @@ void arch_unmapped_cache_lookup(unsigned long addr,
 	entry->writable = flags & _PAGE_RW;
 	entry->exec = !(flags & _PAGE_NX);
 	entry->flags = flags;
+}
+
+bool arch_unmapped_cache_randomize(void)
+{
+	/* What decides the stock module load offset (execmem_arch_setup()). */
+	return kaslr_enabled();
 }
 
 void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *counts)

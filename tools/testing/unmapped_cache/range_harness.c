@@ -392,6 +392,39 @@ static void test_fit_policy(void)
 	alloc_expect(&t, P, P, 2, 0, 0);
 }
 
+static void test_floor(void)
+{
+	struct uc_range_tree t;
+
+	phase = "floor";
+	uc_range_tree_init(&t);
+	CHECK(add(&t, BASE, 16 * P) == 0);
+	CHECK(add(&t, BASE + 32 * P, 16 * P) == 0);
+	t.floor = BASE + 5 * P;
+	/* At the floor, then upwards, lowest first. */
+	alloc_expect(&t, 3 * P, P, 2, BASE + 5 * P, 2);
+	alloc_expect(&t, 2 * P, P, 2, BASE + 8 * P, 1);
+	/* Aligned above the floor: 10P is not 4P aligned, 12P is. */
+	alloc_expect(&t, 2 * P, 4 * P, 2, BASE + 12 * P, 2);
+	/* 5 pages do not fit in [10P, 12P) or [14P, 16P): the next range. */
+	alloc_expect(&t, 5 * P, P, 2, BASE + 32 * P, 1);
+	/* Nothing above the floor holds 12 pages: lowest first, from 37P. */
+	alloc_expect(&t, 12 * P, P, 2, 0, 0);
+	alloc_expect(&t, 11 * P, P, 2, BASE + 37 * P, 0);
+	/* Above the floor nothing holds 4 pages; below it [0, 5P) does. */
+	alloc_expect(&t, 4 * P, P, 2, BASE, 1);
+	CHECK(FREE_IS(&t, BASE + 4 * P, P, BASE + 10 * P, 2 * P,
+		      BASE + 14 * P, 2 * P));
+	/* A floor above every free range: lowest first. */
+	t.floor = BASE + 64 * P;
+	alloc_expect(&t, 2 * P, P, 2, BASE + 10 * P, 0);
+	/* A floor in a busy chunk: the first free range above it. */
+	t.floor = BASE + 6 * P;
+	alloc_expect(&t, P, P, 2, BASE + 14 * P, 1);
+	uc_range_tree_destroy(&t);
+	CHECK(shim_live == 0);
+}
+
 static void test_coalesce(void)
 {
 	struct uc_range_tree t;
@@ -693,6 +726,9 @@ struct sim {
 	unsigned long nr_present, free_pages, busy_pages;
 	struct chunk *chunks;
 	unsigned long nchunks, cap, next_owner;
+	bool floors;			/* this run moves the tree's floor */
+	bool has_floor;
+	unsigned long floor_pg;
 	struct stats st;
 };
 
@@ -785,9 +821,11 @@ static bool sim_next_run(struct sim *s, unsigned long *a, unsigned long *b)
 
 /*
  * Where the model says an aligned chunk of @size_pg pages goes, by the
- * documented policy, worked out by brute force over the free runs: the
- * lowest run of size + align - 1 pages; failing that, the lowest run where
- * the aligned chunk fits.  Returns false only if no aligned hole exists.
+ * documented policy, worked out by brute force over the free runs: with a
+ * floor, the lowest place at or above it where the aligned chunk fits;
+ * then the lowest run of size + align - 1 pages; failing that, the lowest
+ * run where the aligned chunk fits.  Returns false only if no aligned hole
+ * exists.
  */
 static bool sim_fit(struct sim *s, unsigned long size_pg, unsigned long align,
 		    unsigned long *start_pg, unsigned long *run_a,
@@ -795,6 +833,20 @@ static bool sim_fit(struct sim *s, unsigned long size_pg, unsigned long align,
 {
 	unsigned long length = size_pg + align / P - 1, a, b, pass, addr, al;
 
+	for (b = 0; s->has_floor && sim_next_run(s, &a, &b); ) {
+		if (b <= s->floor_pg)
+			continue;
+		addr = addr_of(s, a > s->floor_pg ? a : s->floor_pg);
+		if (__builtin_add_overflow(addr, align - 1, &al))
+			continue;
+		al &= ~(align - 1);
+		if (page_of(s, al) + size_pg > b)
+			continue;
+		*start_pg = page_of(s, al);
+		*run_a = a;
+		*run_b = b;
+		return true;
+	}
 	for (pass = 1; pass <= 2; pass++) {
 		for (b = 0; sim_next_run(s, &a, &b); ) {
 			if (pass == 1 && b - a < length)
@@ -1223,6 +1275,12 @@ static bool sim_step(struct sim *s, bool filling)
 	}
 	if (r < 945)
 		return sim_reap(s);
+	if (s->floors && r < 950) {	/* a new floor, or none */
+		s->has_floor = rnd_below(4);
+		s->floor_pg = rnd_below(s->npages);
+		s->t.floor = s->has_floor ? addr_of(s, s->floor_pg) : 0;
+		return true;
+	}
 	return sim_query(s);
 }
 
@@ -1232,7 +1290,7 @@ static bool sim_step(struct sim *s, bool filling)
  */
 static bool sim_run(const char *name, unsigned long base,
 		    unsigned long block_pages, unsigned long max_present,
-		    unsigned long ops, unsigned long *done)
+		    bool floors, unsigned long ops, unsigned long *done)
 {
 	struct sim *s = calloc(1, sizeof(*s));
 	unsigned long i;
@@ -1247,6 +1305,7 @@ static bool sim_run(const char *name, unsigned long base,
 	s->npages = MAX_SLOTS * block_pages;
 	s->nwords = (s->npages + BPL - 1) / BPL;
 	s->max_present = max_present;
+	s->floors = floors;
 	s->present = calloc(s->nwords, sizeof(unsigned long));
 	s->busy = calloc(s->nwords, sizeof(unsigned long));
 	if (!s->present || !s->busy)
@@ -1314,6 +1373,7 @@ int main(int argc, char **argv)
 
 	test_fit_cases();
 	test_fit_policy();
+	test_floor();
 	test_coalesce();
 	test_remove();
 	test_bad_input();
@@ -1324,14 +1384,18 @@ int main(int argc, char **argv)
 	rng_state = seed;
 	ok = !failures;
 	/* Module-area addresses, 2 MiB blocks. */
-	ok = ok && sim_run("va, 2M blocks", BASE, 512, 96, ops / 2, &done);
+	ok = ok && sim_run("va, 2M blocks", BASE, 512, 96, false, ops / 4,
+			   &done);
+	/* The same with a floor that moves (an arena's random start). */
+	ok = ok && sim_run("va, 2M blocks, floors", BASE, 512, 96, true,
+			   ops / 4, &done);
 	/* Physical addresses, blocks not 2 MiB aligned. */
 	ok = ok && sim_run("pa, misaligned blocks", 0x100000000UL + 5 * P,
-			   512, 96, ops / 4, &done);
-	/* Odd block size, window ending just below the top. */
+			   512, 96, false, ops / 4, &done);
+	/* Odd block size, window ending just below the top, floors. */
 	ok = ok && sim_run("odd blocks near top",
-			   0UL - (MAX_SLOTS * 37UL + 16) * P, 37, 100,
-			   ops - ops / 2 - ops / 4, &done);
+			   0UL - (MAX_SLOTS * 37UL + 16) * P, 37, 100, true,
+			   ops - 3 * (ops / 4), &done);
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -138,3 +138,34 @@ uc_measure() {
 	uc_verify "$name" || rc=1
 	return $rc
 }
+
+# text_share MODULE: how many pages of MODULE's text hold a function
+# (/proc/kallsyms) and how many of those lie in an executable 2M mapping
+# of the module area (CONFIG_PTDUMP_DEBUGFS).  Module-area addresses share
+# their upper 32 bits, so the lower 32 are compared.
+text_share() {
+	awk -v mod="[$1]" '
+	function h(x,  i, v) {
+		x = tolower(substr(x, length(x) - 7)); v = 0
+		for (i = 1; i <= 8; i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	FNR == NR {
+		if ($0 ~ /---\[ Modules \]---/) m = 1
+		else if ($0 ~ /---\[ End Modules \]---/) m = 0
+		else if (m && / x  (pmd|pte)$/) {
+			split($1, r, "-"); n++; s[n] = h(r[1]); e[n] = h(r[2]); l[n] = $NF
+		}
+		next
+	}
+	$NF == mod && ($2 == "t" || $2 == "T") {
+		a = h($1); pg = int(a / 4096)
+		if (pg in seen) next
+		seen[pg] = 1; tot++
+		for (i = 1; i <= n; i++)
+			if (a >= s[i] && a < e[i]) { if (l[i] == "pmd") big++; break }
+	}
+	END { printf "text_pages=%d text_pages_2m=%d\n", tot, big }
+	' /sys/kernel/debug/page_tables/kernel /proc/kallsyms
+}
