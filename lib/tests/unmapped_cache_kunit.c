@@ -636,12 +636,29 @@ static int uc_suite_init(struct kunit_suite *suite)
 {
 	uc_test_seed();
 	uc_reap_hold();
+	uc_randomize_hold();
 	return 0;
 }
 
 static void uc_suite_exit(struct kunit_suite *suite)
 {
+	uc_randomize_unhold();
 	uc_reap_unhold();
+}
+
+/*
+ * The shrinker's suite runs with the reaper (it is reclaim's other way
+ * back), but counts blocks too: chunks are placed lowest first.
+ */
+static int uc_shrinker_suite_init(struct kunit_suite *suite)
+{
+	uc_randomize_hold();
+	return 0;
+}
+
+static void uc_shrinker_suite_exit(struct kunit_suite *suite)
+{
+	uc_randomize_unhold();
 }
 
 /*
@@ -3396,6 +3413,8 @@ static struct kunit_case uc_shrinker_test_cases[] = {
 
 static struct kunit_suite uc_shrinker_test_suite = {
 	.name = "unmapped_cache_shrinker",
+	.suite_init = uc_shrinker_suite_init,
+	.suite_exit = uc_shrinker_suite_exit,
 	.init = uc_shrinker_test_init,
 	.test_cases = uc_shrinker_test_cases,
 };

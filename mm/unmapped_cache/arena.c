@@ -140,6 +140,8 @@ static pgprot_t uc_arena_prot(const struct uc_arena *arena)
  */
 static unsigned long uc_vspace_start __ro_after_init = UC_VSPACE_START;
 static bool uc_randomize __ro_after_init;
+/* uc_randomize_hold() callers: tests that count blocks. */
+static atomic_t uc_randomize_held;
 
 static void __init uc_randomize_init(void)
 {
@@ -155,7 +157,7 @@ static void __init uc_randomize_init(void)
 /* A random page of the block run at @start: a new floor for an arena. */
 static unsigned long uc_random_floor(unsigned long start)
 {
-	if (!uc_randomize)
+	if (!uc_randomize || atomic_read(&uc_randomize_held))
 		return 0;
 	return start + ((unsigned long)get_random_u32_below(UNMAPPED_CACHE_BLOCK_PAGES)
 			<< PAGE_SHIFT);
@@ -896,6 +898,34 @@ int uc_arena_check(struct uc_arena *arena)
 	err = uc_range_tree_check(&arena->tree);
 	spin_unlock_irqrestore(&arena->lock, flags);
 	return err;
+}
+#endif
+
+#ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
+/**
+ * uc_randomize_hold() - Place chunks lowest first until uc_randomize_unhold().
+ *
+ * For tests that count the blocks a pattern of chunks takes: a random
+ * floor leaves up to a block's worth of pages below it, which can cost one
+ * more block.  Clears the floor of every arena; new ones are set again
+ * once the last holder is gone.
+ */
+void uc_randomize_hold(void)
+{
+	struct uc_arena *arena;
+	unsigned long flags;
+
+	atomic_inc(&uc_randomize_held);
+	list_for_each_entry(arena, &uc_arena_list, node) {
+		spin_lock_irqsave(&arena->lock, flags);
+		arena->tree.floor = 0;
+		spin_unlock_irqrestore(&arena->lock, flags);
+	}
+}
+
+void uc_randomize_unhold(void)
+{
+	atomic_dec(&uc_randomize_held);
 }
 #endif
 

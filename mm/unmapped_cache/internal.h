@@ -463,6 +463,8 @@ void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 /* Self-checks and test switches: debugfs and KUnit only. */
 void uc_reap_hold(void);
 void uc_reap_unhold(void);
+void uc_randomize_hold(void);
+void uc_randomize_unhold(void);
 int uc_arena_check(struct uc_arena *arena);
 #endif
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
