@@ -3113,18 +3113,34 @@ static unsigned long uc_test_scan(unsigned long nr_to_scan)
 	return uc_shrink_scan(NULL, &sc);
 }
 
-/* Free pages of every arena, counted under their locks. */
-static unsigned long uc_test_free_pages(void)
+/*
+ * What a scan of node 0 could give back, worked out block by block under
+ * the arenas' locks: each arena's wholly free blocks, at most all its
+ * blocks but the one it keeps.
+ */
+static unsigned long uc_test_returnable_pages(void)
 {
-	struct uc_arena_info info;
+	unsigned long blocks = 0, free, n, flags;
 	struct uc_arena *arena;
-	unsigned long pages = 0;
+	struct uc_block *block;
 
 	list_for_each_entry(arena, &uc_arena_list, node) {
-		uc_arena_info(arena, &info);
-		pages += (info.free_bytes >> PAGE_SHIFT) + uc_depot_rounds(arena);
+		if (arena->nid != 0)
+			continue;
+		free = 0;
+		n = 0;
+		mutex_lock(&arena->grow_lock);
+		spin_lock_irqsave(&arena->lock, flags);
+		list_for_each_entry(block, &arena->blocks, list) {
+			n++;
+			free += uc_range_is_free(&arena->tree, block->addr,
+						 UNMAPPED_CACHE_BLOCK_SIZE);
+		}
+		spin_unlock_irqrestore(&arena->lock, flags);
+		mutex_unlock(&arena->grow_lock);
+		blocks += min(free, n > UC_SHRINK_KEEP ? n - UC_SHRINK_KEEP : 0);
 	}
-	return pages;
+	return blocks * UNMAPPED_CACHE_BLOCK_PAGES;
 }
 
 /*
@@ -3157,11 +3173,12 @@ static struct uc_test_pop *uc_test_shrink_pop(struct kunit *test,
 }
 
 /*
- * count reports the free pages a scan could give back: the free pages of
- * the range trees and the rounds in the depots, SHRINK_EMPTY (never 0)
- * when there are none.
+ * count reports the pages a scan can give back: the wholly free blocks of
+ * the node's arenas but the one each keeps, SHRINK_EMPTY (never 0) when
+ * there are none.  Free pages in a block with a live chunk, and rounds in
+ * magazines, cannot be given back and do not count.
  */
-static void shrinker_count_reports_free_pages(struct kunit *test)
+static void shrinker_count_reports_returnable_pages(struct kunit *test)
 {
 	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
@@ -3174,35 +3191,39 @@ static void shrinker_count_reports_free_pages(struct kunit *test)
 	rounds = kunit_kcalloc(test, nr_rounds, sizeof(*rounds), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rounds);
 
-	/* Drained: only other users' live chunks leave free pages. */
+	/* Drained: nothing wholly free is left. */
 	uc_drain();
 	before = uc_test_count();
-	KUNIT_EXPECT_EQ(test, before, uc_test_free_pages());
-	if (!uc_blocks_held())
-		KUNIT_EXPECT_EQ(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
-	else
-		kunit_info(test, "%lu pages free after a drain (%ld blocks held)\n",
-			   before, uc_blocks_held());
+	KUNIT_EXPECT_EQ(test, before, 0);
+	KUNIT_EXPECT_EQ(test, uc_test_returnable_pages(), 0);
+	KUNIT_EXPECT_EQ(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
 	blocks = uc_test_nr_blocks(arena);
 
 	/*
-	 * old:    [ drained ]
 	 * new:    [ A | B ][ C | D ][ E | F ][ G | H ]   all live
-	 * expect: nothing more to count; once all are freed, four blocks.
+	 * free:     ^       ^       ^       ^            half of each free
+	 * expect: still nothing to count (4 MiB free, no block returnable);
+	 *         once all are freed, the four blocks but the one kept, or
+	 *         all four if the arena holds another block.
 	 */
 	pop = uc_test_shrink_pop(test, 8);
 	blocks = uc_test_nr_blocks(arena) - blocks;
 	KUNIT_EXPECT_EQ(test, blocks, 4);
-	KUNIT_EXPECT_EQ(test, uc_test_count(), before);
-	for (i = 0; i < pop->nr; i++)
+	KUNIT_EXPECT_EQ(test, uc_test_count(), 0);
+	for (i = 0; i < pop->nr; i += 2)
 		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
-	KUNIT_EXPECT_EQ(test, uc_test_count(),
-			before + blocks * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ_MSG(test, uc_test_count(), 0,
+			    "free pages of blocks with live chunks counted");
+	for (i = 1; i < pop->nr; i += 2)
+		uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+	n = uc_test_nr_blocks(arena) > blocks ? blocks : blocks - 1;
+	KUNIT_EXPECT_EQ(test, uc_test_count(), n * UNMAPPED_CACHE_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_returnable_pages());
 
 	/*
-	 * Three magazines' worth of single pages freed on one CPU: its two
-	 * magazines keep two of them, the rest goes to the depot as full
-	 * magazines, whose rounds count (the CPU's own do not).
+	 * Three magazines' worth of single pages freed on one CPU: the
+	 * magazines and the depot hold them, and the block they came from
+	 * is not returnable while they do.
 	 */
 	migrate_disable();
 	for (n = 0; n < nr_rounds; n++) {
@@ -3215,7 +3236,47 @@ static void shrinker_count_reports_free_pages(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, n, nr_rounds);
 	KUNIT_EXPECT_GE(test, uc_depot_rounds(arena), UC_MAG_ROUNDS);
-	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_free_pages());
+	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_returnable_pages());
+}
+
+/*
+ * A scan that falls short drains the node's magazines once: each CPU that
+ * holds magazines of any of the node's arenas is asked once, not once per
+ * arena.  Here one CPU holds magazines of all four arenas.
+ */
+static void shrinker_scan_drains_each_cpu_once(struct kunit *test)
+{
+	enum unmapped_cache_perm perm;
+	struct unmapped_cache *cache;
+	unsigned long sent;
+	struct page *page;
+	void *p;
+
+	uc_drain();
+	migrate_disable();
+	for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+		cache = uc_test_cache(test, perm);
+		if (!cache)
+			break;
+		if (perm == UNMAPPED_CACHE_NONE) {
+			page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+			if (!page)
+				break;
+			unmapped_cache_free_page(cache, page);
+		} else {
+			p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+			if (!p)
+				break;
+			unmapped_cache_free(cache, p, PAGE_SIZE);
+		}
+	}
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, perm, UNMAPPED_CACHE_NR_PERMS);
+
+	sent = uc_mag_flushes_sent();
+	uc_test_scan(UC_SHRINK_ALL);
+	KUNIT_EXPECT_EQ_MSG(test, uc_mag_flushes_sent() - sent, 1,
+			    "CPUs asked to flush by one scan");
 }
 
 /*
@@ -3385,8 +3446,9 @@ static void shrinker_count_and_scan_are_per_node(struct kunit *test)
 
 	sc.nid = nid;
 	KUNIT_EXPECT_NE(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
+	/* Four free blocks, less the one the arena keeps. */
 	KUNIT_EXPECT_GE(test, uc_shrink_count(NULL, &sc),
-			4 * UNMAPPED_CACHE_BLOCK_PAGES);
+			3 * UNMAPPED_CACHE_BLOCK_PAGES);
 	sc.nid = other;
 	KUNIT_EXPECT_EQ(test, uc_shrink_count(NULL, &sc), SHRINK_EMPTY);
 
@@ -3403,7 +3465,8 @@ static void shrinker_count_and_scan_are_per_node(struct kunit *test)
 }
 
 static struct kunit_case uc_shrinker_test_cases[] = {
-	KUNIT_CASE(shrinker_count_reports_free_pages),
+	KUNIT_CASE(shrinker_count_reports_returnable_pages),
+	KUNIT_CASE(shrinker_scan_drains_each_cpu_once),
 	KUNIT_CASE(shrinker_scan_frees_what_is_asked),
 	KUNIT_CASE(shrinker_scan_skips_arena_being_refilled),
 	KUNIT_CASE(shrinker_keeps_blocks_with_live_chunks),

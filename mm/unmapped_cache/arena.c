@@ -439,6 +439,7 @@ add:
 					       block->addr);
 	list_splice_tail(&added, &arena->blocks);
 	uc_arena_count(arena, UC_ARENA_BLOCKS_IN, nr);
+	uc_reap_arm();
 	return 0;
 
 err_unwind:
@@ -948,6 +949,8 @@ int __init uc_arenas_init(void)
 			INIT_LIST_HEAD(&arena->blocks);
 			INIT_LIST_HEAD(&arena->vspaces);
 			uc_range_tree_init(&arena->tree);
+			/* Whole free blocks, for the shrinker's count. */
+			arena->tree.unit_shift = ilog2(UNMAPPED_CACHE_BLOCK_SIZE);
 			if (uc_mag_init_arena(arena)) {
 				kfree(arena);
 				return -ENOMEM;

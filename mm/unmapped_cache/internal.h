@@ -430,7 +430,8 @@ bool uc_round_untag(struct page *page, void *owner);
 bool uc_round_owned_by(struct page *page, void *owner);
 unsigned long uc_mag_drain(void);
 unsigned long uc_mag_drain_arena(struct uc_arena *arena);
-unsigned long uc_mag_reap(void);
+unsigned long uc_mag_drain_node(int nid);
+unsigned long uc_mag_reap(int nid);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
 unsigned long uc_mag_flushes_sent(void);
@@ -457,7 +458,10 @@ long uc_vmap_stat_pages(void);
 void uc_vmap_purge(void);
 int uc_shrinker_init(void);
 void uc_reap_init(void);
+/* Blocks each arena keeps when the shrinker runs (shrinker.c). */
+#define UC_SHRINK_KEEP	1
 unsigned long uc_reap(void);
+void uc_reap_arm(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /* Self-checks and test switches: debugfs and KUnit only. */

@@ -58,6 +58,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/smp.h>
@@ -443,7 +444,8 @@ static void uc_mag_flush_dead_cpu(int cpu)
  */
 struct uc_mag_flush {
 	struct work_struct work;
-	struct uc_arena *arena;		/* NULL: every arena */
+	struct uc_arena *arena;		/* NULL: every arena of @nid */
+	int nid;			/* NUMA_NO_NODE: of every node */
 	int cpu;
 	bool queued;
 };
@@ -484,7 +486,8 @@ static void uc_mag_flush_fn(struct work_struct *work)
 		return;
 	}
 	list_for_each_entry(arena, &uc_arena_list, node)
-		uc_mag_flush_local(arena, f->cpu);
+		if (f->nid == NUMA_NO_NODE || arena->nid == f->nid)
+			uc_mag_flush_local(arena, f->cpu);
 }
 
 /*
@@ -501,24 +504,31 @@ static bool uc_mag_cpu_holds(struct uc_arena *arena, int cpu)
 	       data_race(mc->loaded || mc->previous);	/* a hint, see above */
 }
 
-/* uc_mag_cpu_holds() for @arena, or for any arena if @arena is NULL. */
-static bool uc_mag_cpu_has_mags(struct uc_arena *arena, int cpu)
+/*
+ * uc_mag_cpu_holds() for @arena, or if @arena is NULL for any arena of
+ * @nid (of any node if @nid is NUMA_NO_NODE).
+ */
+static bool uc_mag_cpu_has_mags(struct uc_arena *arena, int nid, int cpu)
 {
 	struct uc_arena *a;
 
 	if (arena)
 		return uc_mag_cpu_holds(arena, cpu);
 	list_for_each_entry(a, &uc_arena_list, node)
-		if (uc_mag_cpu_holds(a, cpu))
+		if ((nid == NUMA_NO_NODE || a->nid == nid) &&
+		    uc_mag_cpu_holds(a, cpu))
 			return true;
 	return false;
 }
 
 /*
- * Flush the magazines of @arena (or of all arenas) on every online CPU that
- * holds one of them, and wait.  Returns the number of CPUs asked.
+ * Flush the magazines of @arena (or of all arenas of @nid, see
+ * uc_mag_cpu_has_mags()) on every online CPU that holds one of them, and
+ * wait; with @housekeeping, not on isolated CPUs (cpu_is_isolated()),
+ * which keep theirs.  Returns the number of CPUs asked.
  */
-static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
+static unsigned int uc_mag_flush_cpus(struct uc_arena *arena, int nid,
+				      bool housekeeping)
 {
 	struct uc_mag_flush *f;
 	unsigned int asked = 0;
@@ -527,10 +537,13 @@ static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
 	mutex_lock(&uc_mag_flush_lock);
 	for_each_possible_cpu(cpu) {
 		f = per_cpu_ptr(&uc_mag_flush_work, cpu);
-		f->queued = cpu_online(cpu) && uc_mag_cpu_has_mags(arena, cpu);
+		f->queued = cpu_online(cpu) &&
+			    !(housekeeping && cpu_is_isolated(cpu)) &&
+			    uc_mag_cpu_has_mags(arena, nid, cpu);
 		if (!f->queued)
 			continue;
 		f->arena = arena;
+		f->nid = nid;
 		f->cpu = cpu;
 		queue_work_on(cpu, uc_mag_wq, &f->work);
 		asked++;
@@ -558,8 +571,31 @@ static unsigned int uc_mag_flush_cpus(struct uc_arena *arena)
  */
 unsigned long uc_mag_drain_arena(struct uc_arena *arena)
 {
-	uc_mag_flush_cpus(arena);
+	uc_mag_flush_cpus(arena, NUMA_NO_NODE, false);
 	return uc_depot_reap(arena, true);
+}
+
+/**
+ * uc_mag_drain_node() - Give back the rounds of a node's arenas, for reclaim.
+ * @nid: the node.
+ *
+ * uc_mag_drain() for the arenas of @nid: each CPU holding a magazine of
+ * any of them is asked once, isolated CPUs are left alone (their
+ * magazines stay), and every depot of the node is emptied.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of pages that went back to the arenas.
+ */
+unsigned long uc_mag_drain_node(int nid)
+{
+	struct uc_arena *arena;
+	unsigned long pages = 0;
+
+	uc_mag_flush_cpus(NULL, nid, true);
+	list_for_each_entry(arena, &uc_arena_list, node)
+		if (arena->nid == nid)
+			pages += uc_depot_reap(arena, true);
+	return pages;
 }
 
 /**
@@ -577,7 +613,7 @@ unsigned long uc_mag_drain(void)
 	struct uc_arena *arena;
 	unsigned long pages = 0;
 
-	uc_mag_flush_cpus(NULL);
+	uc_mag_flush_cpus(NULL, NUMA_NO_NODE, false);
 	list_for_each_entry(arena, &uc_arena_list, node)
 		pages += uc_depot_reap(arena, true);
 	return pages;
@@ -585,17 +621,19 @@ unsigned long uc_mag_drain(void)
 
 /**
  * uc_mag_reap() - Give back what the depots did not use since the last reap.
+ * @nid: the node whose depots to reap, NUMA_NO_NODE for all.
  *
  * Context: Process context; may sleep.
  * Return: the number of pages that went back to the arenas.
  */
-unsigned long uc_mag_reap(void)
+unsigned long uc_mag_reap(int nid)
 {
 	struct uc_arena *arena;
 	unsigned long pages = 0;
 
 	list_for_each_entry(arena, &uc_arena_list, node)
-		pages += uc_depot_reap(arena, false);
+		if (nid == NUMA_NO_NODE || arena->nid == nid)
+			pages += uc_depot_reap(arena, false);
 	return pages;
 }
 

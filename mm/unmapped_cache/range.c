@@ -122,6 +122,8 @@ void uc_range_tree_init(struct uc_range_tree *t)
 	t->busy_bytes = 0;
 	t->nr_free = 0;
 	t->nr_busy = 0;
+	t->unit_shift = 0;
+	t->free_units = 0;
 	t->floor = 0;
 }
 
@@ -247,6 +249,32 @@ static struct uc_range *uc_range_containing(struct rb_root *root,
  * keep nr_free and subtree_max_size.
  */
 
+/*
+ * Aligned units wholly inside free range @r (see uc_range_tree.free_units).
+ * ALIGN() can wrap at the top of the address space: nothing fits then.
+ */
+static unsigned long uc_units(const struct uc_range_tree *t,
+			      const struct uc_range *r)
+{
+	unsigned long unit, first, last;
+
+	if (!t->unit_shift)
+		return 0;
+	unit = 1UL << t->unit_shift;
+	first = ALIGN(r->start, unit);
+	last = ALIGN_DOWN(uc_range_end(r), unit);
+	if (first < r->start || last <= first)
+		return 0;
+	return (last - first) >> t->unit_shift;
+}
+
+/* Account free range @r's units: @sign 1 when it appears, -1 when it goes. */
+static void uc_units_account(struct uc_range_tree *t, const struct uc_range *r,
+			     long sign)
+{
+	WRITE_ONCE(t->free_units, t->free_units + sign * uc_units(t, r));
+}
+
 /* Recompute subtree_max_size from @r up, after @r's size changed. */
 static void uc_free_propagate(struct uc_range *r)
 {
@@ -284,10 +312,12 @@ static void uc_free_link(struct uc_range_tree *t, struct uc_range *r,
 	else
 		list_add(&r->list, &uc_rb_range(parent)->list);
 	t->nr_free++;
+	uc_units_account(t, r, 1);
 }
 
 static void uc_free_unlink(struct uc_range_tree *t, struct uc_range *r)
 {
+	uc_units_account(t, r, -1);
 	rb_erase_augmented(&r->rb_node, &t->free_root, &uc_free_augment);
 	RB_CLEAR_NODE(&r->rb_node);
 	list_del_init(&r->list);
@@ -352,6 +382,7 @@ static struct uc_range *uc_free_insert(struct uc_range_tree *t,
 	}
 
 	if (prev) {
+		uc_units_account(t, prev, -1);
 		/* Unlink next first: the tree must be sound before prev grows. */
 		if (next) {
 			uc_free_unlink(t, next);
@@ -362,10 +393,12 @@ static struct uc_range *uc_free_insert(struct uc_range_tree *t,
 		p = prev;
 	} else {
 		/* next keeps its place in the tree: nothing lies in between. */
+		uc_units_account(t, next, -1);
 		next->start = r->start;
 		next->size += r->size;
 		p = next;
 	}
+	uc_units_account(t, p, 1);
 	uc_range_node_free(r);
 	uc_free_propagate(p);
 	return p;
@@ -441,6 +474,8 @@ static void uc_free_carve(struct uc_range_tree *t, struct uc_range *r,
 	unsigned long end = start + size;
 	struct rb_node **link, *parent;
 
+	if (fit != UC_FIT_EXACT)
+		uc_units_account(t, r, -1);
 	switch (fit) {
 	case UC_FIT_EXACT:
 		uc_free_unlink(t, r);
@@ -448,10 +483,12 @@ static void uc_free_carve(struct uc_range_tree *t, struct uc_range *r,
 	case UC_FIT_LEFT:
 		r->start = end;
 		r->size -= size;
+		uc_units_account(t, r, 1);
 		uc_free_propagate(r);
 		break;
 	case UC_FIT_RIGHT:
 		r->size -= size;
+		uc_units_account(t, r, 1);
 		uc_free_propagate(r);
 		break;
 	case UC_FIT_MIDDLE:
@@ -459,6 +496,7 @@ static void uc_free_carve(struct uc_range_tree *t, struct uc_range *r,
 		split->size = uc_range_end(r) - end;
 		split->owner = NULL;
 		r->size = start - r->start;
+		uc_units_account(t, r, 1);
 		uc_free_propagate(r);
 		/* Cannot overlap: that space belonged to @r. */
 		link = uc_range_link(&t->free_root, split->start,
@@ -788,7 +826,7 @@ static int uc_check_failed(const char *why, const struct uc_range *r)
 
 int uc_range_tree_check(struct uc_range_tree *t)
 {
-	unsigned long bytes = 0, count = 0;
+	unsigned long bytes = 0, count = 0, units = 0;
 	struct uc_range *r, *prev = NULL, *f;
 	struct rb_node *n;
 
@@ -810,6 +848,7 @@ int uc_range_tree_check(struct uc_range_tree *t)
 		if (r->owner)
 			return uc_check_failed("free range has an owner", r);
 		bytes += r->size;
+		units += uc_units(t, r);
 		count++;
 		prev = r;
 		n = rb_next(n);
@@ -817,7 +856,8 @@ int uc_range_tree_check(struct uc_range_tree *t)
 	if (n)
 		return uc_check_failed("free tree has ranges not on the free list",
 				       uc_rb_range(n));
-	if (bytes != t->free_bytes || count != t->nr_free)
+	if (bytes != t->free_bytes || count != t->nr_free ||
+	    units != t->free_units)
 		return uc_check_failed("free counters wrong", NULL);
 
 	/* Busy chunks, merged with the (sorted) free ranges. */

@@ -61,6 +61,13 @@ struct uc_range {
  * @busy_bytes: total size of the busy chunks.
  * @nr_free:    number of free ranges.
  * @nr_busy:    number of busy chunks.
+ * @unit_shift: 0, or log2 of the unit whose aligned, wholly free spans
+ *              @free_units counts (the owner's block size: space enters the
+ *              tree a whole aligned block at a time, so such a span is a
+ *              free block).  Set by the owner before adding space.
+ * @free_units: the number of @unit_shift-aligned spans of that size that
+ *              lie wholly in free ranges; written with WRITE_ONCE(), may be
+ *              read without the owner's lock.
  * @floor:      0, or where uc_range_alloc() starts looking: it takes the
  *              lowest place at or above @floor where the chunk fits, and
  *              space below @floor only when there is none.  Set by the
@@ -75,6 +82,8 @@ struct uc_range_tree {
 	unsigned long busy_bytes;
 	unsigned long nr_free;
 	unsigned long nr_busy;
+	unsigned int unit_shift;
+	unsigned long free_units;
 	unsigned long floor;
 };
 

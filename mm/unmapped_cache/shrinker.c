@@ -4,24 +4,30 @@
  *
  * The shrinker is NUMA aware: count_objects and scan_objects work on the
  * arenas of the node reclaim asks for (sc->nid), never on another node's.
- * count_objects reports, without locks, the pages a scan could free: the
- * rounds in the depots and the free space of the arenas.  scan_objects
- * first reaps the depots' working-set excess (magazines no CPU needed since
- * the last scan go back to their arenas), then returns entirely free
- * blocks until it has freed at least nr_to_scan pages: a block is
+ * count_objects reports, without locks, the pages a scan can give back:
+ * the entirely free blocks of the node's arenas (the range trees count
+ * them, uc_range_tree.free_units), less the block each arena keeps.  Free
+ * pages in blocks that hold a live chunk, and rounds in magazines, are
+ * not counted: a scan cannot return them.  scan_objects first reaps the
+ * node's depots' working-set excess (magazines no CPU needed since the
+ * last scan go back to their arenas), then returns entirely free blocks
+ * until it has freed at least nr_to_scan pages: a block is
  * UNMAPPED_CACHE_BLOCK_PAGES pages, so any nr_to_scan up to that costs one
  * block (one restore of a PMD and one TLB flush), not all of them.  Each
  * arena keeps one block so that the next allocation does not pay a refill
  * at once.  If that falls short, it drains the node's arenas' magazines
- * as well (asking only the CPUs that hold rounds of them, see
- * uc_mag_flush_cpus()) and tries again.  It never waits for an arena's grow_lock: reclaim
- * may run inside a refill, and a busy arena is simply passed over.  A
- * block returns through uc_block_release(): its direct-map entry is
- * restored (same PMD, no split) before the page allocator sees it.  A
- * block with even one live chunk stays.
+ * once (each CPU that holds rounds of any of them is asked once, isolated
+ * CPUs not at all, see uc_mag_drain_node()) and tries again.  It never
+ * waits for an arena's grow_lock: reclaim may run inside a refill, and a
+ * busy arena is simply passed over.  A block returns through
+ * uc_block_release(): its direct-map entry is restored (same PMD, no
+ * split) before the page allocator sees it.  A block with even one live
+ * chunk stays.
  *
  * Without pressure, the periodic reaper gives back what was idle for a
- * whole interval of unmapped_cache.reap_interval_ms: the depot magazines
+ * whole interval of unmapped_cache.reap_interval_ms (armed only while the
+ * cache holds blocks: when the first block comes in, and again after a
+ * reap that left some): the depot magazines
  * below the interval's low-water mark (uc_mag_reap()); and an arena that
  * allocated nothing during the interval, neither from its magazines nor
  * from its range tree, empties its magazines (they would pin its blocks
@@ -40,9 +46,6 @@
 
 #include <trace/events/unmapped_cache.h>
 
-/* Blocks each arena keeps when the shrinker runs. */
-#define UC_SHRINK_KEEP	1
-
 static struct shrinker *uc_shrinker;
 
 /**
@@ -51,10 +54,9 @@ static struct shrinker *uc_shrinker;
  * @sc:       ->nid: the node whose memory is wanted (the shrinker is
  *            NUMA aware).
  *
- * Pages a scan of that node could give back: the rounds of the depots'
- * full magazines and the free pages of the range trees of the node's
- * arenas, read without locks.  The rounds in the CPUs' own magazines are
- * left out (a scan drains them only when it must).
+ * Pages a scan of that node can give back: for each of the node's
+ * arenas, its entirely free blocks, at most all its blocks but the
+ * UC_SHRINK_KEEP it keeps, read without locks.
  *
  * Context: Any context; takes no lock.
  * Return: that number of pages, or SHRINK_EMPTY if it is 0.
@@ -62,16 +64,18 @@ static struct shrinker *uc_shrinker;
 unsigned long uc_shrink_count(struct shrinker *shrinker,
 			      struct shrink_control *sc)
 {
-	unsigned long pages = 0;
+	unsigned long blocks = 0, free, spare;
 	struct uc_arena *arena;
 
 	list_for_each_entry(arena, &uc_arena_list, node) {
 		if (arena->nid != sc->nid)
 			continue;
-		pages += uc_depot_rounds(arena);
-		pages += READ_ONCE(arena->tree.free_bytes) >> PAGE_SHIFT;
+		free = READ_ONCE(arena->tree.free_units);
+		spare = READ_ONCE(arena->nr_blocks);
+		spare = spare > UC_SHRINK_KEEP ? spare - UC_SHRINK_KEEP : 0;
+		blocks += min(free, spare);
 	}
-	return pages ? pages : SHRINK_EMPTY;
+	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_EMPTY;
 }
 
 /**
@@ -81,11 +85,10 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
  *
  * Gives back entirely free blocks of the node's arenas, newest first,
  * until at least @sc->nr_to_scan pages are freed, each arena keeping
- * UC_SHRINK_KEEP blocks.  The depots' idle magazines are reaped first; if
- * that does not free enough, the magazines of the node's arenas are
- * drained (only CPUs holding rounds of them are asked) and the arenas
- * tried again.  An arena whose grow_lock is held (a refill or another shrink)
- * is skipped.
+ * UC_SHRINK_KEEP blocks.  The node's depots' idle magazines are reaped
+ * first; if that does not free enough, the magazines of the node's arenas
+ * are drained once (uc_mag_drain_node()) and the arenas tried again.  An
+ * arena whose grow_lock is held (a refill or another shrink) is skipped.
  *
  * Context: Process context; may sleep, but never waits for a grow_lock.
  * Return: the number of pages freed, or SHRINK_STOP if none.
@@ -95,17 +98,13 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
 {
 	unsigned long want = DIV_ROUND_UP(sc->nr_to_scan,
 					  UNMAPPED_CACHE_BLOCK_PAGES);
-	struct uc_arena *arena;
 	unsigned long blocks;
 
-	uc_mag_reap();
+	uc_mag_reap(sc->nid);
 	/* Reclaim may run inside a refill: never wait for grow_lock. */
 	blocks = uc_shrink_all(sc->nid, UC_SHRINK_KEEP, want, true);
 	if (blocks < want) {
-		/* Only the CPUs holding rounds of this node's arenas. */
-		list_for_each_entry(arena, &uc_arena_list, node)
-			if (arena->nid == sc->nid)
-				uc_mag_drain_arena(arena);
+		uc_mag_drain_node(sc->nid);
 		blocks += uc_shrink_all(sc->nid, UC_SHRINK_KEEP, want - blocks,
 					true);
 	}
@@ -161,6 +160,24 @@ static void uc_reap_schedule(void)
 }
 
 /**
+ * uc_reap_arm() - Make sure a reap will come.
+ *
+ * Called when a block comes in: arms the reaper unless it is armed
+ * already (an armed one is not pushed back).  The reaper re-arms itself
+ * only while the cache holds blocks, so an idle cache has no timer.
+ *
+ * Context: Any context but NMI.
+ */
+void uc_reap_arm(void)
+{
+	unsigned int ms = READ_ONCE(uc_reap_interval_ms);
+
+	if (READ_ONCE(uc_reap_ready) && ms && !atomic_read(&uc_reap_held))
+		queue_delayed_work(system_unbound_wq, &uc_reap_work,
+				   msecs_to_jiffies(ms));
+}
+
+/**
  * uc_reap() - Give back what was idle since the previous call.
  *
  * Depot magazines no CPU needed since the previous call go back to their
@@ -177,7 +194,7 @@ unsigned long uc_reap(void)
 	struct uc_arena *arena;
 	long allocs;
 
-	uc_mag_reap();
+	uc_mag_reap(NUMA_NO_NODE);
 	list_for_each_entry(arena, &uc_arena_list, node) {
 		allocs = uc_arena_stat(arena, UC_ARENA_ALLOCS) +
 			 uc_mag_stat(arena, UC_MAG_ALLOC_HIT);
@@ -195,7 +212,9 @@ static void uc_reap_fn(struct work_struct *work)
 {
 	uc_vmap_purge();
 	uc_reap();
-	uc_reap_schedule();
+	/* Nothing held: the next block in arms it again. */
+	if (uc_blocks_held() > 0)
+		uc_reap_schedule();
 }
 
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS

@@ -869,15 +869,24 @@ next:
 	return false;
 }
 
-static unsigned long sim_runs(struct sim *s, unsigned long *largest)
+/* Free runs, the largest, and 2M-aligned 2M spans wholly inside them. */
+static unsigned long sim_runs(struct sim *s, unsigned long *largest,
+			      unsigned long *units)
 {
-	unsigned long a, b, n = 0;
+	unsigned long a, b, n = 0, first, last, unit = 512 * P;
 
 	*largest = 0;
+	*units = 0;
 	for (b = 0; sim_next_run(s, &a, &b); ) {
 		n++;
 		if (b - a > *largest)
 			*largest = b - a;
+		/* Every aligned span in the run, one by one. */
+		first = (addr_of(s, a) + unit - 1) & ~(unit - 1);
+		last = addr_of(s, b - 1) + P;	/* b may be past the top */
+		for (; first >= addr_of(s, a) && first < last &&
+		       last - first >= unit; first += unit)
+			++*units;
 	}
 	return n;
 }
@@ -893,11 +902,12 @@ static bool sim_quick_check(struct sim *s)
 
 static bool sim_full_check(struct sim *s)
 {
-	unsigned long largest, runs = sim_runs(s, &largest);
+	unsigned long largest, units, runs = sim_runs(s, &largest, &units);
 
 	s->st.checks++;
 	return CHECK(uc_range_tree_check(&s->t) == 0) &&
 	       CHECK(s->t.nr_free == runs) &&
+	       CHECK(s->t.free_units == units) &&
 	       CHECK(uc_range_largest_free(&s->t) == largest * P) &&
 	       sim_quick_check(s);
 }
@@ -1205,7 +1215,7 @@ static bool sim_free(struct sim *s, unsigned long i)
 static bool sim_query(struct sim *s)
 {
 	unsigned long pg = rnd_below(s->npages + 16), n = 1 + rnd_below(1024);
-	unsigned long largest, addr;
+	unsigned long largest, units, addr;
 	struct uc_range *r;
 
 	/* Also probe a little below the window. */
@@ -1225,8 +1235,9 @@ static bool sim_query(struct sim *s)
 		return false;
 	if (rnd_below(8))
 		return true;
-	sim_runs(s, &largest);
-	return CHECK(uc_range_largest_free(&s->t) == largest * P);
+	sim_runs(s, &largest, &units);
+	return CHECK(uc_range_largest_free(&s->t) == largest * P) &&
+	       CHECK(s->t.free_units == units);
 }
 
 static bool sim_reap(struct sim *s)
@@ -1300,6 +1311,7 @@ static bool sim_run(const char *name, unsigned long base,
 	if (!s)
 		exit(2);
 	uc_range_tree_init(&s->t);
+	s->t.unit_shift = 21;		/* count free 2M-aligned 2M spans */
 	s->base = base;
 	s->block_pages = block_pages;
 	s->npages = MAX_SLOTS * block_pages;
