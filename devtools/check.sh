@@ -590,7 +590,7 @@ sec_callers() {
 	for mode in on off; do
 		log=$UC_GUEST/logs/callers-$mode.log
 		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem,kcore,modtext)
+		[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem,kcore,modtext,stale)
 		# The kprobes KUnit suite (built in) runs at this boot only.
 		[ $mode = on ] && args=(--append "kunit.enable=1 kunit.filter_glob=kprobes_test")
 		guest "callers: secretmem, BPF, modules, kprobes/ftrace, cache $mode" "$log" \
@@ -605,6 +605,14 @@ sec_callers() {
 		else
 			fail "guest: /proc/kcore scan, cache $mode (log: $log)"
 		fi
+		# A pointer into an unloaded module's data faults, as on a stock
+		# kernel; the control is the same read while it is loaded.
+		st=$(grep -ao "UC-STALE .*" "$log" | tr -d '\r' | head -1)
+		case "$st" in
+		*"data_before='ok "*"data_after='fault "*)
+			pass "guest: a pointer kept into an unloaded module's data faults, cache $mode; the same read worked while it was loaded (${st#UC-STALE })" ;;
+		*)	fail "guest: stale pointer into an unloaded module's data, cache $mode: ${st:-no UC-STALE line} (want ok before, fault after; log: $log)" ;;
+		esac
 		[ $mode = on ] || continue
 		if grep -aq "UC-KPROBES kprobes=1000 .*hits_ok=1" "$log"; then
 			pass "guest: 1000 kprobes and 16 ftrace ops registered and hit, cache $mode"
@@ -698,18 +706,18 @@ sec_callers() {
 	fi
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the
 	# drain agree with the cache's own accounting (debugfs), to the page,
-	# and are not all zero: module text, rodata and data of the loaded
-	# uc_tlbcount module are live.
+	# and are not all zero: module text (ROX), rodata (RO) and data (NONE
+	# pages mapped for execmem) of the loaded uc_tlbcount module are live.
 	fp=$(grep -ao 'UC-FOOTPRINT name=drained .*' "$log" | tr -d '\r' | tail -n 1)
 	if echo "$fp" | awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-		END { exit !(v["held"] > 0 && v["rox"] > 0 && v["ro"] > 0 && v["rw"] > 0 &&
+		END { exit !(v["held"] > 0 && v["rox"] > 0 && v["ro"] > 0 && v["none"] > 0 &&
 			     v["held_kb"] == 4 * v["held"] && v["held"] == v["dbg_held"] &&
 			     v["held"] == 512 * (v["in"] - v["out"]) &&
 			     v["none"] == v["dbg_none"] && v["ro"] == v["dbg_ro"] &&
 			     v["rox"] == v["dbg_rox"] && v["rw"] == v["dbg_rw"]) }'; then
 		bpass "plumbing (not a behavioural check: the same counts shown four ways): UnmappedCache in /proc/meminfo and the nr_unmapped_cache_* and unmapped_cache_blocks_* lines of /proc/vmstat match the cache's own counts (${fp#UC-FOOTPRINT })"
 	else
-		bfail "plumbing: footprint counters (${fp:-no UC-FOOTPRINT name=drained line}; want held = debugfs held = 512 x (in - out) = held_kb / 4 > 0, and each permission's pages equal to debugfs, ro, rox and rw above 0; log: $log)"
+		bfail "plumbing: footprint counters (${fp:-no UC-FOOTPRINT name=drained line}; want held = debugfs held = 512 x (in - out) = held_kb / 4 > 0, and each permission's pages equal to debugfs, ro, rox and none above 0; log: $log)"
 	fi
 	# Held against live memory once reclaim's shrinkers ran after each
 	# workload (the "+shrunk" lines): at most the blocks the live pages
@@ -786,9 +794,15 @@ sec_debug() {
 		# branch here, the other boots the default one).
 		UC_VARIANT=debug guest "debug kernel: KUnit and workloads" "$log" --timeout 2400 \
 			--kunit --smp 4 --hostroot --append no5lvl --append init_on_free=1 \
-			--append uc.workloads=bpf,secretmem,modules debug
+			--append uc.workloads=bpf,secretmem,modules,stale debug
 		[ $job_rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
 			fail "debug guest: job (status $job_rc, log: $log)"
+		st=$(grep -ao "UC-STALE .*" "$log" | tr -d '\r' | head -1)
+		case "$st" in
+		*"data_before='ok "*"data_after='fault "*)
+			pass "debug guest: under KASAN, a pointer kept into an unloaded module's data faults; the same read worked while it was loaded (${st#UC-STALE })" ;;
+		*)	fail "debug guest: stale pointer into an unloaded module's data: ${st:-no UC-STALE line} (log: $log)" ;;
+		esac
 		kunit_results debug "$log"
 		splat_scan "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings)" \
 			"$log" --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"

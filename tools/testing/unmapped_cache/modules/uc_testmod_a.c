@@ -14,6 +14,10 @@
  * hexadecimal: the reference of the /proc/kcore check.  Reading
  * /sys/kernel/debug/uc_testmod_a/stack gives a stack trace taken in the
  * module's text, a symbol per line: the check of its ORC table.
+ * /sys/kernel/debug/uc_testmod_a/peek takes an address (written in
+ * hexadecimal) and, read, answers "ok <the 8 bytes there>" or "fault
+ * <error>": the probe of a pointer kept into memory of a module that was
+ * unloaded since.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +31,7 @@
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include <asm/alternative.h>
 #include <asm/cpufeatures.h>
@@ -122,6 +127,55 @@ static int uc_a_text_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(uc_a_text);
 
+/* The address "peek" reads; written by user space, read under uc_a_lock. */
+static unsigned long uc_a_peek_addr;
+
+static int uc_a_peek_show(struct seq_file *m, void *unused)
+{
+	unsigned long addr;
+	long err;
+	u64 v;
+
+	mutex_lock(&uc_a_lock);
+	addr = uc_a_peek_addr;
+	mutex_unlock(&uc_a_lock);
+	err = copy_from_kernel_nofault(&v, (const void *)addr, sizeof(v));
+	if (err)
+		seq_printf(m, "fault %ld\n", err);
+	else
+		seq_printf(m, "ok %016llx\n", v);
+	return 0;
+}
+
+static int uc_a_peek_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, uc_a_peek_show, NULL);
+}
+
+static ssize_t uc_a_peek_write(struct file *file, const char __user *buf,
+			       size_t len, loff_t *ppos)
+{
+	unsigned long addr;
+	int err;
+
+	err = kstrtoul_from_user(buf, len, 16, &addr);
+	if (err)
+		return err;
+	mutex_lock(&uc_a_lock);
+	uc_a_peek_addr = addr;
+	mutex_unlock(&uc_a_lock);
+	return len;
+}
+
+static const struct file_operations uc_a_peek_fops = {
+	.owner		= THIS_MODULE,
+	.open		= uc_a_peek_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= uc_a_peek_write,
+};
+
 #define UC_A_STACK_DEPTH	16
 
 /*
@@ -209,6 +263,7 @@ static int __init uc_a_init(void)
 	debugfs_create_file("run", 0444, uc_a_dir, NULL, &uc_a_run_fops);
 	debugfs_create_file("text", 0444, uc_a_dir, NULL, &uc_a_text_fops);
 	debugfs_create_file("stack", 0444, uc_a_dir, NULL, &uc_a_stack_fops);
+	debugfs_create_file("peek", 0644, uc_a_dir, NULL, &uc_a_peek_fops);
 
 	pr_info("loaded, checksum %08x\n", r.sum);
 	return 0;

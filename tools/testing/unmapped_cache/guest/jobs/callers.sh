@@ -13,6 +13,7 @@
 #   modtext    one load of uc_testmod_b: the level of its text mappings
 #   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
 #              with trampolines, registered, hit and unregistered
+#   stale      a pointer kept into an unloaded module's data faults
 #   kcore      /proc/kcore read (direct map, text, module area) while a
 #              test module and 256 secret pages are live; the secret
 #              pattern must not appear, a control pattern in ordinary
@@ -122,6 +123,36 @@ kcore() {
 	uc_verify kcore-loaded || r=1
 	rmmod uc_testmod_c
 	return $r
+}
+
+# A pointer kept into an unloaded module's memory.  uc_testmod_a reads
+# (copy_from_kernel_nofault()) the .data and .text of uc_testmod_c while
+# it is loaded, the control that the probe reads mapped memory, and again
+# once it is unloaded and lazily freed mappings are flushed (a module
+# load purges vmalloc's, with the cache off; a drain flushes the cache's
+# deferred unmaps): the data must fault, as on a stock kernel.  Text is
+# reported: with the cache on it stays mapped, filled with INT3.
+stale() {
+	insmod "$mods/uc_testmod_a.ko" || return 1
+	if ! insmod "$mods/uc_testmod_c.ko"; then
+		rmmod uc_testmod_a
+		return 1
+	fi
+	peek=/sys/kernel/debug/uc_testmod_a/peek
+	data=$(cat /sys/module/uc_testmod_c/sections/.data)
+	text=$(cat /sys/module/uc_testmod_c/sections/.text)
+	echo "$data" > $peek; d0=$(cat $peek)
+	echo "$text" > $peek; t0=$(cat $peek)
+	rmmod uc_testmod_c
+	insmod "$mods/uc_testmod_b.ko" && rmmod uc_testmod_b
+	[ -w /sys/kernel/debug/unmapped_cache/drain ] &&
+		echo 1 > /sys/kernel/debug/unmapped_cache/drain
+	echo "$data" > $peek; d1=$(cat $peek)
+	echo "$text" > $peek; t1=$(cat $peek)
+	rmmod uc_testmod_a
+	echo "UC-STALE data_before='$d0' data_after='$d1' text_before='$t0' text_after='$t1'"
+	case "$d0" in ok*) ;; *) return 1 ;; esac
+	case "$d1" in fault*) ;; *) return 1 ;; esac
 }
 
 # The kernel's own tests of the converted users.
@@ -238,6 +269,7 @@ run plainmod plainmod || rc=1
 run modtext modtext || rc=1
 run kprobes kprobes || rc=1
 run kcore kcore || rc=1
+run stale stale || rc=1
 run selftests selftests || rc=1
 # A drain gives back every block that holds no live chunk: count the
 # kernel TLB flushes it causes per block released.  Taking a block out of

@@ -219,10 +219,11 @@ echo "UC-NUMA step=home0 $line ok=$ok"
 [ $ok = 1 ] || bad "home0: pages of node 0 freed on CPU 1 did not all go back to node 0's arena"
 
 # module ON: uc_testmod_a loaded from CPU ON; while it is loaded, the
-# pages each node's ROX, RO and RW caches have handed out, against before.
+# pages each node's ROX, RO and NONE caches have handed out, against
+# before (data and ro_after_init data are NONE pages mapped for execmem).
 modstep() {
 	before=""
-	for k in rox ro rw; do
+	for k in rox ro none; do
 		before="$before $(nvm 0 nr_unmapped_cache_$k) $(nvm 1 nr_unmapped_cache_$k)"
 	done
 	if ! taskset -c "$1" insmod "$UC_DIR/modules/uc_testmod_a.ko"; then
@@ -233,7 +234,7 @@ modstep() {
 	set -- "$1" $before
 	line="cpu=$1"
 	shift
-	for k in rox ro rw; do
+	for k in rox ro none; do
 		line="$line ${k}0=+$(( $(nvm 0 nr_unmapped_cache_$k) - $1 ))"
 		line="$line ${k}1=+$(( $(nvm 1 nr_unmapped_cache_$k) - $2 ))"
 		shift 2
@@ -244,7 +245,7 @@ for on in 1 0; do
 	off=$((1 - on))
 	modstep $on
 	ok=1
-	for k in rox ro rw; do
+	for k in rox ro none; do
 		v=$(field "$line" $k$on)
 		v=${v#+}
 		[ "${v:-0}" -gt 0 ] 2>/dev/null &&
