@@ -118,8 +118,7 @@ void *unmapped_cache_vmap(size_t size, unsigned long align,
 bool unmapped_cache_vunmap(const void *addr);
 bool unmapped_cache_vmap_nx(const void *addr, size_t size);
 bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size);
-const void *unmapped_cache_hibernate_map_page(struct page *page);
-void unmapped_cache_hibernate_unmap_page(const void *addr);
+bool unmapped_cache_hibernate_copy_page(void *dst, struct page *page);
 bool unmapped_cache_alias_readable(const void *addr);
 
 DECLARE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
@@ -289,29 +288,17 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len);
 void arch_unmapped_cache_clear_page(struct page *page);
 
 /**
- * arch_unmapped_cache_map_page_ro() - Map a page of the cache read-only.
+ * arch_unmapped_cache_copy_page() - Copy a page of the cache.
+ * @dst:  a page-sized destination in the direct map.
  * @page: a page without a present direct-map entry.
  *
- * Maps @page read-only in this CPU's own mm (the one
- * arch_unmapped_cache_write() uses) and loads that mm: no other CPU ever
- * translates the address, no writable or executable alias appears, and
- * the direct map is not touched.  Undo with
- * arch_unmapped_cache_unmap_page_ro() before interrupts are enabled again,
- * and touch nothing but the page meanwhile.
- * Context: interrupts off.
- * Return: the address @page can be read at.
+ * Copies @page through a read-only mapping in this CPU's own mm (the one
+ * arch_unmapped_cache_write() uses): no other CPU ever translates it, no
+ * writable or executable alias appears, and the direct map is not
+ * touched.
+ * Context: any context but NMI.
  */
-const void *arch_unmapped_cache_map_page_ro(struct page *page);
-
-/**
- * arch_unmapped_cache_unmap_page_ro() - Undo arch_unmapped_cache_map_page_ro().
- * @addr: what it returned.
- *
- * Removes the mapping and this CPU's TLB entry for it, and puts back the
- * mm that was loaded.
- * Context: interrupts off, on the CPU that mapped @addr.
- */
-void arch_unmapped_cache_unmap_page_ro(const void *addr);
+void arch_unmapped_cache_copy_page(void *dst, struct page *page);
 
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /*
@@ -429,12 +416,11 @@ static inline bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size)
 	return false;
 }
 
-static inline const void *unmapped_cache_hibernate_map_page(struct page *page)
+static inline bool unmapped_cache_hibernate_copy_page(void *dst,
+						      struct page *page)
 {
-	return NULL;
+	return false;
 }
-
-static inline void unmapped_cache_hibernate_unmap_page(const void *addr) { }
 
 static inline bool unmapped_cache_alias_readable(const void *addr)
 {

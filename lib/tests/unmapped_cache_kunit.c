@@ -3490,26 +3490,20 @@ static struct kunit_suite uc_shrinker_test_suite = {
  */
 
 /* Copy @page as the hibernation snapshot does; false if it is not ours. */
-static bool uc_test_hibernate_copy(struct page *page, void *dst,
-				   bool *window_readable)
+static bool uc_test_hibernate_copy(struct page *page, void *dst)
 {
 	unsigned long flags;
-	const void *src;
+	bool ours;
 
 	local_irq_save(flags);
-	src = unmapped_cache_hibernate_map_page(page);
-	if (src) {
-		memcpy(dst, src, PAGE_SIZE);
-		*window_readable = unmapped_cache_alias_readable(src);
-		unmapped_cache_hibernate_unmap_page(src);
-	}
+	ours = unmapped_cache_hibernate_copy_page(dst, page);
 	local_irq_restore(flags);
-	return src;
+	return ours;
 }
 
 /*
- * A page of a ROX chunk and an execmem page are copied
- * with their contents, through a mapping kcore may not read, which is gone
+ * A page of a ROX chunk and an execmem page are copied with their
+ * contents, through a mapping in this CPU's own mm, which is gone
  * afterwards; their blocks stay out of the direct map and nothing splits.
  * A page of the page allocator is left to the usual path.
  */
@@ -3522,7 +3516,6 @@ static void pm_hibernate_copy_reads_cache_pages_in_place(struct kunit *test)
 	u8 *pattern = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned long copied, zeroed, copied0, zeroed0;
 	struct page *text, *exec, *plain;
-	bool readable = true;
 	u8 *x;
 
 	KUNIT_ASSERT_NOT_NULL(test, rox);
@@ -3560,12 +3553,10 @@ static void pm_hibernate_copy_reads_cache_pages_in_place(struct kunit *test)
 	arch_unmapped_cache_direct_map_counts(&before);
 
 	memset(buf, 0, PAGE_SIZE);
-	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(text, buf, &readable));
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(text, buf));
 	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, pattern, PAGE_SIZE));
-	KUNIT_EXPECT_FALSE_MSG(test, readable,
-			       "kcore may read the address the snapshot copies from");
 
-	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(exec, buf, &readable));
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(exec, buf));
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0x3c, PAGE_SIZE));
 
 	/* The cache's own mappings may be read by kcore. */
@@ -3574,7 +3565,7 @@ static void pm_hibernate_copy_reads_cache_pages_in_place(struct kunit *test)
 
 	plain = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, plain);
-	KUNIT_EXPECT_FALSE(test, uc_test_hibernate_copy(plain, buf, &readable));
+	KUNIT_EXPECT_FALSE(test, uc_test_hibernate_copy(plain, buf));
 	__free_page(plain);
 
 	uc_hibernate_stats(&copied, &zeroed);
@@ -3597,7 +3588,7 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	u8 *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned long copied, zeroed, copied0, zeroed0;
-	bool readable, active;
+	bool active;
 	struct page *page;
 	u8 *v;
 
@@ -3618,7 +3609,7 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 
 	uc_hibernate_stats(&copied0, &zeroed0);
 	memset(buf, 0xff, PAGE_SIZE);
-	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf, &readable));
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf));
 	KUNIT_EXPECT_NULL_MSG(test, memchr_inv(buf, 0, PAGE_SIZE),
 			      "a secret page reached the image");
 	uc_hibernate_stats(&copied, &zeroed);
@@ -3629,7 +3620,7 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	kunit_release_action(test, uc_test_put_action, page);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_secret_active());
 	memset(buf, 0xff, PAGE_SIZE);
-	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf, &readable));
+	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf));
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, PAGE_SIZE));
 	uc_hibernate_stats(&copied, &zeroed);
 	KUNIT_EXPECT_EQ(test, copied, copied0 + 1);
@@ -3659,9 +3650,12 @@ static void uc_test_peek_hold(void *addr, void *arg)
 {
 	struct uc_test_peek *pk = arg;
 	u64 deadline = ktime_get_mono_fast_ns() + 2 * NSEC_PER_SEC;
+	u64 back = 0;
 
-	WRITE_ONCE(*(u64 *)addr, pk->pattern);
-	pk->a_saw_pattern = READ_ONCE(*(u64 *)addr) == pk->pattern;
+	/* memcpy(): see arch_unmapped_cache_with_poke(). */
+	memcpy(addr, &pk->pattern, sizeof(pk->pattern));
+	memcpy(&back, addr, sizeof(back));
+	pk->a_saw_pattern = back == pk->pattern;
 	pk->addr = (unsigned long)addr;
 	atomic_set_release(&pk->state, 1);
 	while (atomic_read_acquire(&pk->state) != 2) {
@@ -3675,7 +3669,7 @@ static void uc_test_peek_hold(void *addr, void *arg)
 
 static void uc_test_peek_get(void *addr, void *arg)
 {
-	*(u64 *)arg = READ_ONCE(*(u64 *)addr);
+	memcpy(arg, addr, sizeof(u64));
 }
 
 static int uc_test_peek_fn(void *data)

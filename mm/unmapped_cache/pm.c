@@ -12,19 +12,19 @@
  *
  * Hibernation.  safe_copy_page() maps a page without a direct-map entry
  * back with set_direct_map_default_noflush() and unmaps it after the copy.
- * For the cache's pages it asks unmapped_cache_hibernate_map_page() first,
- * which returns where to read the page from:
+ * For the cache's pages it asks unmapped_cache_hibernate_copy_page() first,
+ * which copies the page into the image, or says it is not the cache's:
  *
- *  - a page that is not the cache's: NULL, the usual path;
- *  - a hardware-poisoned page: the zero page, since the CPU must never read
- *    it (the usual path would read it too);
- *  - a secret page: the zero page.  Hibernation is refused while there are
- *    any (unmapped_cache_secret_active(): in hibernation_available(), and
+ *  - a page that is not the cache's: false, the usual path;
+ *  - a hardware-poisoned page: zeroes, since the CPU must never read it
+ *    (the usual path would read it too);
+ *  - a secret page: zeroes.  Hibernation is refused while there are any
+ *    (unmapped_cache_secret_active(): in hibernation_available(), and
  *    again in swsusp_save() once every task is frozen and no new one can
  *    appear), so this is only a second line, and it warns;
- *  - any other page: this CPU's own read-only mapping of it
- *    (arch_unmapped_cache_map_page_ro()), which no other CPU translates and
- *    which is gone before the next page is copied.
+ *  - any other page: copied through this CPU's own read-only mapping of it
+ *    (arch_unmapped_cache_copy_page()), which no other CPU translates and
+ *    which is gone when the copy returns.
  *
  * Resuming needs nothing of the cache.  The image's pages are written back
  * through the restoring kernel's temporary mappings, which cover all of
@@ -61,25 +61,21 @@ void uc_hibernate_stats(unsigned long *copied, unsigned long *zeroed)
 	*zeroed = READ_ONCE(uc_hibernate_zeroed);
 }
 
-static const void *uc_zero_page(void)
-{
-	return page_address(ZERO_PAGE(0));
-}
-
 /**
- * unmapped_cache_hibernate_map_page() - Map a page for the hibernation image.
+ * unmapped_cache_hibernate_copy_page() - Copy a page for the hibernation image.
+ * @dst:  a page of the image.
  * @page: a page without a present direct-map entry.
  *
- * Called by the hibernation snapshot for every such page.  For a page that
- * the cache holds, gives an address to read its contents from, which does
- * not change the direct map and creates no writable or executable alias.
- * Poisoned pages and secret pages read as zeroes.  Release the address with
- * unmapped_cache_hibernate_unmap_page() before copying the next page.
+ * Called by the hibernation snapshot for every such page.  A page that the
+ * cache holds is copied into @dst without changing the direct map and
+ * without a writable or executable alias; poisoned pages and secret pages
+ * are copied as zeroes.
  *
  * Context: The snapshot's copy: one CPU, interrupts off.
- * Return: the address, or NULL if @page is not the cache's.
+ * Return: true if @page is the cache's and @dst holds its copy; false, with
+ * @dst untouched, if it is not.
  */
-const void *unmapped_cache_hibernate_map_page(struct page *page)
+bool unmapped_cache_hibernate_copy_page(void *dst, struct page *page)
 {
 	struct unmapped_cache *cache;
 	bool ours;
@@ -89,27 +85,17 @@ const void *unmapped_cache_hibernate_map_page(struct page *page)
 	ours = uc_block_lookup(page_to_pfn(page));
 	rcu_read_unlock();
 	if (!ours)
-		return NULL;
+		return false;
 
 	cache = uc_none_cache_of(READ_ONCE(page->private));
 	if (PageHWPoison(page) || WARN_ON_ONCE(cache && cache->secret)) {
 		WRITE_ONCE(uc_hibernate_zeroed, uc_hibernate_zeroed + 1);
-		return uc_zero_page();
+		clear_page(dst);
+		return true;
 	}
 	WRITE_ONCE(uc_hibernate_copied, uc_hibernate_copied + 1);
-	return arch_unmapped_cache_map_page_ro(page);
-}
-
-/**
- * unmapped_cache_hibernate_unmap_page() - Undo the mapping of a page.
- * @addr: what unmapped_cache_hibernate_map_page() returned.
- *
- * Context: as unmapped_cache_hibernate_map_page(), on the same CPU.
- */
-void unmapped_cache_hibernate_unmap_page(const void *addr)
-{
-	if (addr != uc_zero_page())
-		arch_unmapped_cache_unmap_page_ro(addr);
+	arch_unmapped_cache_copy_page(dst, page);
+	return true;
 }
 
 /**

@@ -164,7 +164,7 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
 /*
  * Writes into memory that has no writable kernel mapping: RO and ROX chunks
  * filled for their owner or scrubbed when freed, NONE pages (secret pages)
- * cleared, and pages of the cache read for the hibernation image.
+ * cleared, and pages of the cache copied for the hibernation image.
  *
  * Each CPU has an mm of its own, allocated at boot, with the page tables for
  * one page at a random address in its user half.  To reach a page, the CPU
@@ -188,8 +188,6 @@ struct uc_poke {
 };
 
 static DEFINE_PER_CPU_READ_MOSTLY(struct uc_poke, uc_poke);
-/* The mm that was loaded when the hibernation snapshot mapped a page. */
-static DEFINE_PER_CPU(struct mm_struct *, uc_poke_prev);
 
 static void *uc_poke_map(struct uc_poke *poke, struct page *page,
 			 pgprot_t prot, struct mm_struct **prev)
@@ -315,32 +313,31 @@ void arch_unmapped_cache_clear_page(struct page *page)
 }
 
 /*
- * The hibernation snapshot reads a page of the cache through the same
- * mapping, read-only, with this CPU's mm loaded until the unmap: it runs
- * with interrupts off on the one CPU left, and copies one page between the
- * two calls.
+ * The hibernation snapshot copies a page of the cache through the same
+ * mapping, read-only.  The copy is copy_page(), which no sanitizer
+ * instruments: KASAN has no shadow for the address, and the caller's own
+ * copy loop would fault on it.
  */
-const void *arch_unmapped_cache_map_page_ro(struct page *page)
+void arch_unmapped_cache_copy_page(void *dst, struct page *page)
 {
-	lockdep_assert_irqs_disabled();
-	return uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL_RO,
-			   this_cpu_ptr(&uc_poke_prev));
-}
+	struct mm_struct *prev;
+	unsigned long flags;
 
-void arch_unmapped_cache_unmap_page_ro(const void *addr)
-{
-	struct uc_poke *poke = this_cpu_ptr(&uc_poke);
-
-	lockdep_assert_irqs_disabled();
-	if (WARN_ON_ONCE((unsigned long)addr != poke->addr))
-		return;
-	uc_poke_unmap(poke, __this_cpu_read(uc_poke_prev));
+	local_irq_save(flags);
+	copy_page(dst, uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL_RO,
+				   &prev));
+	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
+	local_irq_restore(flags);
 }
 
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /*
  * For the KUnit suite: run @fn with @page mapped writable the way the
- * functions above map it, and the address it is mapped at.
+ * functions above map it, and the address it is mapped at.  @fn must
+ * touch the address only with memcpy() and the like (KASAN checks them
+ * out of line, and is told to keep quiet), not with plain loads and
+ * stores, whose inline KASAN check would read a shadow that does not
+ * exist.
  */
 void arch_unmapped_cache_with_poke(struct page *page,
 				   void (*fn)(void *addr, void *arg), void *arg)

@@ -22,8 +22,7 @@ int uc_stubs_test(void)
 	ret += unmapped_cache_vunmap(v) + unmapped_cache_secret_active();
 	ret += unmapped_cache_take_freed_page(pg, 0);
 	ret += unmapped_cache_alias_readable(p);
-	if (unmapped_cache_hibernate_map_page(pg))
-		unmapped_cache_hibernate_unmap_page(p);
+	ret += unmapped_cache_hibernate_copy_page(p, pg);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);
