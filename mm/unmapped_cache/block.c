@@ -8,9 +8,10 @@
  *
  * 1. uc_block_grab() allocates a page of order UNMAPPED_CACHE_BLOCK_ORDER on
  *    the requested node.  GFP_KERNEL is an unmovable allocation, so the
- *    block never comes from ZONE_MOVABLE or from a CMA pageblock.  It is
- *    zeroed (__GFP_ZERO), or filled with the byte the caller asks for
- *    (trap instructions for text), while the direct map still maps it.
+ *    block never comes from ZONE_MOVABLE or from a CMA pageblock.  Once
+ *    kept (candidates may be passed over, below), it is zeroed, or filled
+ *    with the byte the caller asks for (trap instructions for text), while
+ *    the direct map still maps it; the candidates passed over are not.
  *    It is a free order-9 page if there is one, else one made by direct
  *    compaction, preferably outside 1 GiB direct-map leaves (see "Where a
  *    block comes from" below).
@@ -156,10 +157,8 @@ static unsigned long uc_block_index(unsigned long pfn)
  * Only if every one of them sits in a 1 GiB leaf is the first one taken,
  * and the split happens.
  */
-static struct page *uc_block_alloc_one(int nid, gfp_t gfp, int fill)
+static struct page *uc_block_alloc_one(int nid, gfp_t gfp)
 {
-	if (!fill)
-		gfp |= __GFP_ZERO;
 	return alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN,
 				UNMAPPED_CACHE_BLOCK_ORDER);
 }
@@ -169,7 +168,7 @@ static bool uc_block_in_gb_leaf(struct page *page)
 	return arch_unmapped_cache_block_splits(page) || uc_should_see_gb_leaf();
 }
 
-static struct page *uc_block_find(int nid, int fill)
+static struct page *uc_block_find(int nid)
 {
 	const gfp_t gfp_free = GFP_KERNEL & ~__GFP_DIRECT_RECLAIM;
 	struct page *passed[UC_BLOCK_GB_TRIES + 1];
@@ -180,10 +179,9 @@ static struct page *uc_block_find(int nid, int fill)
 	if (should_fail(&fail_unmapped_cache_block, UNMAPPED_CACHE_BLOCK_SIZE))
 		return NULL;
 #endif
-	page = uc_block_alloc_one(nid, gfp_free, fill);
+	page = uc_block_alloc_one(nid, gfp_free);
 	if (!page) {
-		page = uc_block_alloc_one(nid, GFP_KERNEL | __GFP_RETRY_MAYFAIL,
-					  fill);
+		page = uc_block_alloc_one(nid, GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 		if (!page)
 			return NULL;
 		uc_block_count(UC_BLOCK_COMPACTED, 1);
@@ -192,7 +190,7 @@ static struct page *uc_block_find(int nid, int fill)
 
 	while (page && uc_block_in_gb_leaf(page)) {
 		passed[n++] = page;
-		page = n <= UC_BLOCK_GB_TRIES ? uc_block_alloc_one(nid, gfp_free, fill) :
+		page = n <= UC_BLOCK_GB_TRIES ? uc_block_alloc_one(nid, gfp_free) :
 						NULL;
 	}
 	if (page && n)
@@ -214,13 +212,17 @@ static struct page *uc_block_find(int nid, int fill)
 
 static struct page *uc_block_alloc_pages(int nid, int fill)
 {
-	struct page *page = uc_block_find(nid, fill);
+	struct page *page = uc_block_find(nid);
 
 	if (!page)
 		return NULL;
 
 	uc_block_count(UC_BLOCK_PAGES_IN, UNMAPPED_CACHE_BLOCK_PAGES);
-	if (fill)
+	/*
+	 * Only the block kept is filled, not the candidates passed over; the
+	 * page allocator zeroed it already if init_on_alloc is on.
+	 */
+	if (fill || !want_init_on_alloc(GFP_KERNEL))
 		memset(page_address(page), fill, UNMAPPED_CACHE_BLOCK_SIZE);
 	split_page(page, UNMAPPED_CACHE_BLOCK_ORDER);
 	return page;
