@@ -333,11 +333,11 @@ void arch_unmapped_cache_copy_page(void *dst, struct page *page)
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /*
  * For the KUnit suite: run @fn with @page mapped writable the way the
- * functions above map it, and the address it is mapped at.  @fn must
- * touch the address only with memcpy() and the like (KASAN checks them
- * out of line, and is told to keep quiet), not with plain loads and
- * stores, whose inline KASAN check would read a shadow that does not
- * exist.
+ * functions above map it, and the address it is mapped at.  KASAN has no
+ * shadow for that address: @fn must not be instrumented
+ * (__no_sanitize_address), since an inline check of a plain load or store
+ * there would read a shadow that does not exist (an out-of-line memcpy()
+ * of a variable size is checked, and KASAN is told to keep quiet).
  */
 void arch_unmapped_cache_with_poke(struct page *page,
 				   void (*fn)(void *addr, void *arg), void *arg)
