@@ -8,6 +8,7 @@
 #   make tree         only prepare the patched source tree
 #   make initramfs    only build the guest programs and initramfs
 #   make kunit        build and run only the KUnit suites in QEMU
+#   make mutants      break what tests guard (devtools/mutants/), expect red
 #   make series       the upstream patch series (git format-patch) in
 #                     $(UC_CACHE)/series; SERIES_CHECK=1 builds every step
 #
@@ -21,7 +22,7 @@ UC_CACHE ?= $(HOME)/.cache/unmapped_cache
 UC_REUSE ?= $(UC_CACHE)
 export UC_CACHE UC_REUSE
 
-.PHONY: all run check deps tree kernel kernel-path initramfs kunit series
+.PHONY: all run check deps tree kernel kernel-path initramfs kunit series mutants
 all: check
 
 run:
@@ -29,6 +30,9 @@ run:
 
 check:
 	@devtools/check.sh
+
+mutants:
+	@devtools/mutants.sh
 
 deps:
 	@devtools/deps.sh
