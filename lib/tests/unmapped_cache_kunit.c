@@ -3116,11 +3116,11 @@ static unsigned long uc_test_scan(unsigned long nr_to_scan)
 /*
  * What a scan of node 0 could give back, worked out block by block under
  * the arenas' locks: each arena's wholly free blocks, at most all its
- * blocks but the one it keeps.
+ * blocks but the one it keeps, and the rounds of its depot.
  */
 static unsigned long uc_test_returnable_pages(void)
 {
-	unsigned long blocks = 0, free, n, flags;
+	unsigned long blocks = 0, rounds = 0, free, n, flags;
 	struct uc_arena *arena;
 	struct uc_block *block;
 
@@ -3139,8 +3139,9 @@ static unsigned long uc_test_returnable_pages(void)
 		spin_unlock_irqrestore(&arena->lock, flags);
 		mutex_unlock(&arena->grow_lock);
 		blocks += min(free, n > UC_SHRINK_KEEP ? n - UC_SHRINK_KEEP : 0);
+		rounds += uc_depot_rounds(arena);
 	}
-	return blocks * UNMAPPED_CACHE_BLOCK_PAGES;
+	return blocks * UNMAPPED_CACHE_BLOCK_PAGES + rounds;
 }
 
 /*
@@ -3174,9 +3175,9 @@ static struct uc_test_pop *uc_test_shrink_pop(struct kunit *test,
 
 /*
  * count reports the pages a scan can give back: the wholly free blocks of
- * the node's arenas but the one each keeps, SHRINK_EMPTY (never 0) when
- * there are none.  Free pages in a block with a live chunk, and rounds in
- * magazines, cannot be given back and do not count.
+ * the node's arenas but the one each keeps, and the depots' rounds;
+ * SHRINK_EMPTY (never 0) when there are none.  Free pages in a block with
+ * a live chunk cannot be given back and do not count.
  */
 static void shrinker_count_reports_returnable_pages(struct kunit *test)
 {
@@ -3221,9 +3222,9 @@ static void shrinker_count_reports_returnable_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_returnable_pages());
 
 	/*
-	 * Three magazines' worth of single pages freed on one CPU: the
-	 * magazines and the depot hold them, and the block they came from
-	 * is not returnable while they do.
+	 * Three magazines' worth of single pages freed on one CPU: the CPU's
+	 * two magazines keep two of them, the rest goes to the depot as full
+	 * magazines, whose rounds count (the CPU's own do not).
 	 */
 	migrate_disable();
 	for (n = 0; n < nr_rounds; n++) {

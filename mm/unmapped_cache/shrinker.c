@@ -6,9 +6,11 @@
  * arenas of the node reclaim asks for (sc->nid), never on another node's.
  * count_objects reports, without locks, the pages a scan can give back:
  * the entirely free blocks of the node's arenas (the range trees count
- * them, uc_range_tree.free_units), less the block each arena keeps.  Free
- * pages in blocks that hold a live chunk, and rounds in magazines, are
- * not counted: a scan cannot return them.  scan_objects first reaps the
+ * them, uc_range_tree.free_units), less the block each arena keeps, and
+ * the rounds of the depots' full magazines, which a scan returns to their
+ * arenas (reaping or draining) and which may free their blocks.  Free
+ * pages in blocks that hold a live chunk are not counted: a scan cannot
+ * return them.  scan_objects first reaps the
  * node's depots' working-set excess (magazines no CPU needed since the
  * last scan go back to their arenas), then returns entirely free blocks
  * until it has freed at least nr_to_scan pages: a block is
@@ -56,7 +58,9 @@ static struct shrinker *uc_shrinker;
  *
  * Pages a scan of that node can give back: for each of the node's
  * arenas, its entirely free blocks, at most all its blocks but the
- * UC_SHRINK_KEEP it keeps, read without locks.
+ * UC_SHRINK_KEEP it keeps, and the rounds of its depot's full magazines,
+ * read without locks.  The rounds in the CPUs' own magazines are left out
+ * (a scan drains them only when it must).
  *
  * Context: Any context; takes no lock.
  * Return: that number of pages, or SHRINK_EMPTY if it is 0.
@@ -64,7 +68,7 @@ static struct shrinker *uc_shrinker;
 unsigned long uc_shrink_count(struct shrinker *shrinker,
 			      struct shrink_control *sc)
 {
-	unsigned long blocks = 0, free, spare;
+	unsigned long pages = 0, free, spare;
 	struct uc_arena *arena;
 
 	list_for_each_entry(arena, &uc_arena_list, node) {
@@ -73,9 +77,10 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
 		free = READ_ONCE(arena->tree.free_units);
 		spare = READ_ONCE(arena->nr_blocks);
 		spare = spare > UC_SHRINK_KEEP ? spare - UC_SHRINK_KEEP : 0;
-		blocks += min(free, spare);
+		pages += min(free, spare) * UNMAPPED_CACHE_BLOCK_PAGES;
+		pages += uc_depot_rounds(arena);
 	}
-	return blocks ? blocks * UNMAPPED_CACHE_BLOCK_PAGES : SHRINK_EMPTY;
+	return pages ? pages : SHRINK_EMPTY;
 }
 
 /**

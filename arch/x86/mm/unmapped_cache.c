@@ -33,6 +33,7 @@
 #include <linux/init.h>
 #include <linux/kasan.h>
 #include <linux/mm.h>
+#include <linux/mmu_context.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -41,7 +42,6 @@
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
-#include <asm/mmu_context.h>
 #include <asm/sections.h>
 #include <asm/setup.h>
 #include <asm/text-patching.h>
@@ -176,7 +176,8 @@ void arch_unmapped_cache_direct_map_counts(struct unmapped_cache_dm_counts *coun
  * entry is set, whatever it reads or speculates; nothing is added to
  * init_mm, so /proc/kcore and vread never see it; no IPI and no shared lock.
  *
- * The entry is reached through a pointer kept from boot: the mm never
+ * The entry is reached through a pointer kept from boot
+ * (apply_to_page_range() allocates the tables and finds it): the mm never
  * unmaps anything, so its page tables live as long as it does, and no
  * page-table lock (a sleeping lock on PREEMPT_RT) is needed with
  * interrupts off.
@@ -212,10 +213,17 @@ static void uc_poke_unmap(struct uc_poke *poke, struct mm_struct *prev)
 	unuse_temporary_mm(prev);
 }
 
+static int __init uc_poke_pte_fn(pte_t *pte, unsigned long addr, void *data)
+{
+	struct uc_poke *poke = data;
+
+	poke->pte = pte;
+	return 0;
+}
+
 static int __init uc_poke_init_cpu(struct uc_poke *poke)
 {
-	spinlock_t *ptl;	/* taken by get_locked_pte(), dropped at once */
-	pte_t *pte;
+	int err;
 
 	poke->mm = mm_alloc();
 	if (!poke->mm)
@@ -226,14 +234,14 @@ static int __init uc_poke_init_cpu(struct uc_poke *poke)
 	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE))
 		poke->addr += (get_random_long() & PAGE_MASK) %
 			      (TASK_SIZE - TASK_UNMAPPED_BASE - PAGE_SIZE);
-	pte = get_locked_pte(poke->mm, poke->addr, &ptl);
-	if (!pte) {
+	/* Allocates the page tables down to the entry, and finds it. */
+	err = apply_to_page_range(poke->mm, poke->addr, PAGE_SIZE,
+				  uc_poke_pte_fn, poke);
+	if (err || !poke->pte) {
 		mmput(poke->mm);
 		poke->mm = NULL;
-		return -ENOMEM;
+		return err ?: -ENOMEM;
 	}
-	poke->pte = pte;
-	pte_unmap_unlock(pte, ptl);
 	return 0;
 }
 

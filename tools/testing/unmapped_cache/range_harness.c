@@ -873,7 +873,7 @@ next:
 static unsigned long sim_runs(struct sim *s, unsigned long *largest,
 			      unsigned long *units)
 {
-	unsigned long a, b, n = 0, first, last, unit = 512 * P;
+	unsigned long a, b, n = 0, lo, first, last, unit = 512 * P;
 
 	*largest = 0;
 	*units = 0;
@@ -882,10 +882,10 @@ static unsigned long sim_runs(struct sim *s, unsigned long *largest,
 		if (b - a > *largest)
 			*largest = b - a;
 		/* Every aligned span in the run, one by one. */
-		first = (addr_of(s, a) + unit - 1) & ~(unit - 1);
+		lo = addr_of(s, a);
+		first = (lo + unit - 1) & ~(unit - 1);
 		last = addr_of(s, b - 1) + P;	/* b may be past the top */
-		for (; first >= addr_of(s, a) && first < last &&
-		       last - first >= unit; first += unit)
+		for (; first >= lo && first < last && last - first >= unit; first += unit)
 			++*units;
 	}
 	return n;
