@@ -582,6 +582,19 @@ sec_bpftools() {
 	done
 }
 
+# stale_check PREFIX WHERE LOG: a pointer into an unloaded module's data
+# faults, as on a stock kernel (the callers job's stale workload); the
+# control is the same read while the module is loaded.
+stale_check() {
+	local st
+	st=$(grep -ao "UC-STALE .*" "$3" | tr -d '\r' | head -1)
+	case "$st" in
+	*"data_before='ok "*"data_after='fault "*)
+		pass "$1 a pointer kept into an unloaded module's data faults, $2; the same read worked while it was loaded (${st#UC-STALE })" ;;
+	*)	fail "$1 stale pointer into an unloaded module's data, $2: ${st:-no UC-STALE line} (want ok before, fault after; log: $3)" ;;
+	esac
+}
+
 sec_callers() {
 	# With the cache on: every workload and the functional checks.  Off (the
 	# stock kernel): only the workloads whose figures or results are checked
@@ -605,14 +618,7 @@ sec_callers() {
 		else
 			fail "guest: /proc/kcore scan, cache $mode (log: $log)"
 		fi
-		# A pointer into an unloaded module's data faults, as on a stock
-		# kernel; the control is the same read while it is loaded.
-		st=$(grep -ao "UC-STALE .*" "$log" | tr -d '\r' | head -1)
-		case "$st" in
-		*"data_before='ok "*"data_after='fault "*)
-			pass "guest: a pointer kept into an unloaded module's data faults, cache $mode; the same read worked while it was loaded (${st#UC-STALE })" ;;
-		*)	fail "guest: stale pointer into an unloaded module's data, cache $mode: ${st:-no UC-STALE line} (want ok before, fault after; log: $log)" ;;
-		esac
+		stale_check "guest:" "cache $mode" "$log"
 		[ $mode = on ] || continue
 		if grep -aq "UC-KPROBES kprobes=1000 .*hits_ok=1" "$log"; then
 			pass "guest: 1000 kprobes and 16 ftrace ops registered and hit, cache $mode"
@@ -797,12 +803,7 @@ sec_debug() {
 			--append uc.workloads=bpf,secretmem,modules,stale debug
 		[ $job_rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
 			fail "debug guest: job (status $job_rc, log: $log)"
-		st=$(grep -ao "UC-STALE .*" "$log" | tr -d '\r' | head -1)
-		case "$st" in
-		*"data_before='ok "*"data_after='fault "*)
-			pass "debug guest: under KASAN, a pointer kept into an unloaded module's data faults; the same read worked while it was loaded (${st#UC-STALE })" ;;
-		*)	fail "debug guest: stale pointer into an unloaded module's data: ${st:-no UC-STALE line} (log: $log)" ;;
-		esac
+		stale_check "debug guest:" "under KASAN" "$log"
 		kunit_results debug "$log"
 		splat_scan "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings)" \
 			"$log" --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"

@@ -190,27 +190,43 @@ struct uc_poke {
 
 static DEFINE_PER_CPU_READ_MOSTLY(struct uc_poke, uc_poke);
 
-static void *uc_poke_map(struct uc_poke *poke, struct page *page,
-			 pgprot_t prot, struct mm_struct **prev)
+/* What uc_poke_unmap() puts back. */
+struct uc_poke_saved {
+	unsigned long flags;
+	struct mm_struct *prev;
+};
+
+/*
+ * Map @page at this CPU's address with @prot, interrupts off, and load
+ * this CPU's mm; uc_poke_unmap() undoes it all.
+ */
+static void *uc_poke_map(struct page *page, pgprot_t prot,
+			 struct uc_poke_saved *saved)
 {
-	lockdep_assert_irqs_disabled();
+	struct uc_poke *poke;
+
+	local_irq_save(saved->flags);
+	poke = this_cpu_ptr(&uc_poke);
 	prot = __pgprot(pgprot_val(prot) & ~_PAGE_GLOBAL);
 	set_pte_at(poke->mm, poke->addr, poke->pte, mk_pte(page, prot));
 	/* A compiler barrier: the entry is set before the page is touched. */
-	*prev = use_temporary_mm(poke->mm);
+	saved->prev = use_temporary_mm(poke->mm);
 	/* KASAN has no shadow for a user-half address. */
 	kasan_disable_current();
 	return (void *)poke->addr;
 }
 
-static void uc_poke_unmap(struct uc_poke *poke, struct mm_struct *prev)
+static void uc_poke_unmap(struct uc_poke_saved *saved)
 {
+	struct uc_poke *poke = this_cpu_ptr(&uc_poke);
+
 	barrier();
 	kasan_enable_current();
 	pte_clear(poke->mm, poke->addr, poke->pte);
 	/* In the PCID of poke->mm, which is still loaded. */
 	flush_tlb_one_user(poke->addr);
-	unuse_temporary_mm(prev);
+	unuse_temporary_mm(saved->prev);
+	local_irq_restore(saved->flags);
 }
 
 static int __init uc_poke_pte_fn(pte_t *pte, unsigned long addr, void *data)
@@ -272,8 +288,7 @@ undo:
  */
 static void uc_poke_copy(unsigned long addr, const void *src, int c, size_t len)
 {
-	struct mm_struct *prev;
-	unsigned long flags;
+	struct uc_poke_saved saved;
 	struct page *page;
 	size_t off, n;
 	void *dst;
@@ -284,17 +299,14 @@ static void uc_poke_copy(unsigned long addr, const void *src, int c, size_t len)
 		page = vmalloc_to_page((void *)addr);
 		if (WARN_ON_ONCE(!page))
 			return;
-		local_irq_save(flags);
-		dst = uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL,
-				  &prev) + off;
+		dst = uc_poke_map(page, PAGE_KERNEL, &saved) + off;
 		if (src) {
 			memcpy(dst, src, n);
 			src += n;
 		} else {
 			memset(dst, c, n);
 		}
-		uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
-		local_irq_restore(flags);
+		uc_poke_unmap(&saved);
 	}
 }
 
@@ -310,14 +322,10 @@ void arch_unmapped_cache_fill(void *dst, int c, size_t len)
 
 void arch_unmapped_cache_clear_page(struct page *page)
 {
-	struct mm_struct *prev;
-	unsigned long flags;
+	struct uc_poke_saved saved;
 
-	local_irq_save(flags);
-	clear_page(uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL,
-			       &prev));
-	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
-	local_irq_restore(flags);
+	clear_page(uc_poke_map(page, PAGE_KERNEL, &saved));
+	uc_poke_unmap(&saved);
 }
 
 /*
@@ -328,14 +336,10 @@ void arch_unmapped_cache_clear_page(struct page *page)
  */
 void arch_unmapped_cache_copy_page(void *dst, struct page *page)
 {
-	struct mm_struct *prev;
-	unsigned long flags;
+	struct uc_poke_saved saved;
 
-	local_irq_save(flags);
-	copy_page(dst, uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL_RO,
-				   &prev));
-	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
-	local_irq_restore(flags);
+	copy_page(dst, uc_poke_map(page, PAGE_KERNEL_RO, &saved));
+	uc_poke_unmap(&saved);
 }
 
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
@@ -350,14 +354,9 @@ void arch_unmapped_cache_copy_page(void *dst, struct page *page)
 void arch_unmapped_cache_with_poke(struct page *page,
 				   void (*fn)(void *addr, void *arg), void *arg)
 {
-	struct mm_struct *prev;
-	unsigned long flags;
-	void *addr;
+	struct uc_poke_saved saved;
 
-	local_irq_save(flags);
-	addr = uc_poke_map(this_cpu_ptr(&uc_poke), page, PAGE_KERNEL, &prev);
-	fn(addr, arg);
-	uc_poke_unmap(this_cpu_ptr(&uc_poke), prev);
-	local_irq_restore(flags);
+	fn(uc_poke_map(page, PAGE_KERNEL, &saved), arg);
+	uc_poke_unmap(&saved);
 }
 #endif
