@@ -40,7 +40,10 @@
 . "$UC_DIR/jobs/lib.sh"
 
 mods=${UC_MODS:-${UC_BIN%/bin}/modules}
-loops=${UC_MODULE_LOOPS:-50}
+# Load+unload cycles of each uc_testmod module (uc.module_loops=, which
+# make check lowers) and of lib/test_module (uc.plain_loops=).
+loops=${UC_MODULE_LOOPS:-$(uc_arg uc.module_loops 50)}
+plain_loops=${UC_PLAIN_LOOPS:-$(uc_arg uc.plain_loops 50)}
 secret_pages=${UC_SECRET_PAGES:-2048}
 echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
      "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
@@ -87,15 +90,15 @@ modules() {
 	done
 }
 
-# lib/test_module loaded and unloaded $loops times: a module without
-# ro_after_init data, whose load seals nothing.
+# lib/test_module loaded and unloaded $plain_loops times: a module
+# without ro_after_init data, whose load seals nothing.
 plainmod() {
 	i=0
-	while [ $i -lt "$loops" ]; do
+	while [ $i -lt "$plain_loops" ]; do
 		insmod "$mods/test_module.ko" && rmmod test_module || return 1
 		i=$((i + 1))
 	done
-	echo "test_module: $loops loads"
+	echo "test_module: $plain_loops loads"
 }
 
 # One load of uc_testmod_b and the level of the mappings of its text: the

@@ -8,6 +8,12 @@ uc_seed() {
 	sed -n 's/.*uc\.seed=\([0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 1
 }
 
+# uc_arg NAME DEFAULT: the value of NAME=VALUE on the kernel command line
+# (make check passes smaller workload sizes that way), else DEFAULT.
+uc_arg() {
+	sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" /proc/cmdline | grep . || echo "$2"
+}
+
 # vmstat KEY: value of a /proc/vmstat counter (0 if the kernel lacks it).
 vmstat() {
 	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/vmstat
