@@ -10,7 +10,6 @@
 
 #include <linux/errno.h>
 #include <linux/gfp_types.h>
-#include <linux/jump_label.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
@@ -106,6 +105,8 @@ void *unmapped_cache_alloc_node(struct unmapped_cache *cache, size_t size,
 void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size);
 struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp);
 void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page);
+void unmapped_cache_release_page(struct unmapped_cache *cache,
+				 struct page *page);
 int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 			 const void *src, size_t len);
 bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page);
@@ -120,34 +121,6 @@ bool unmapped_cache_vmap_nx(const void *addr, size_t size);
 bool unmapped_cache_vmap_seal_ro(const void *addr, size_t size);
 bool unmapped_cache_hibernate_copy_page(void *dst, struct page *page);
 bool unmapped_cache_alias_readable(const void *addr);
-
-DECLARE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
-bool __unmapped_cache_take_freed_page(struct page *page);
-
-/**
- * unmapped_cache_take_freed_page() - Let the cache take back a freed page.
- * @page:  a page whose last reference is gone, on its way to the page
- *         allocator; its flags were reset for the free.
- * @order: its order.
- *
- * A page of a NONE cache may be held by others than its owner (secretmem
- * pages live in the page cache), so its last reference may be dropped by
- * anyone, with put_page() or folio_put().  free_pages_prepare() asks here
- * first, and a page the cache takes (it clears it and keeps it) never
- * reaches the page allocator, which could not use a page without a
- * direct-map entry.  Off (a static branch) until a NONE cache exists.
- *
- * Context: Any context the page allocator frees pages in.
- * Return: true if the cache took the page and the page allocator must
- * leave it alone.
- */
-static inline bool unmapped_cache_take_freed_page(struct page *page,
-						  unsigned int order)
-{
-	if (static_branch_unlikely(&unmapped_cache_none_in_use) && !order)
-		return __unmapped_cache_take_freed_page(page);
-	return false;
-}
 
 /**
  * struct unmapped_cache_dm_counts - How the direct map is mapped, by level.
@@ -375,6 +348,9 @@ static inline struct page *unmapped_cache_alloc_page(struct unmapped_cache *cach
 static inline void unmapped_cache_free_page(struct unmapped_cache *cache,
 					    struct page *page) { }
 
+static inline void unmapped_cache_release_page(struct unmapped_cache *cache,
+					       struct page *page) { }
+
 static inline int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 				       const void *src, size_t len)
 {
@@ -423,12 +399,6 @@ static inline bool unmapped_cache_hibernate_copy_page(void *dst,
 }
 
 static inline bool unmapped_cache_alias_readable(const void *addr)
-{
-	return false;
-}
-
-static inline bool unmapped_cache_take_freed_page(struct page *page,
-						  unsigned int order)
 {
 	return false;
 }

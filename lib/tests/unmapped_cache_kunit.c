@@ -167,7 +167,7 @@ static void block_grab_takes_aligned_unmovable_block(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, is_migrate_cma_page(block->page));
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
-		if (page_ref_count(block->page + i) != 1)
+		if (page_ref_count(block->page + i) != UC_PAGE_REFS)
 			bad_ref++;
 	KUNIT_EXPECT_EQ(test, bad_ref, 0);
 
@@ -2078,6 +2078,36 @@ static void uc_test_put_action(void *data)
 	put_page(data);
 }
 
+/* A NONE page to give back to its cache when the test ends. */
+struct uc_test_none_page {
+	struct unmapped_cache *cache;
+	struct page *page;
+};
+
+static void uc_test_none_page_free_action(void *data)
+{
+	struct uc_test_none_page *np = data;
+
+	unmapped_cache_free_page(np->cache, np->page);
+}
+
+/* unmapped_cache_alloc_page(), freed when the test ends if not before. */
+static struct uc_test_none_page *uc_test_none_page(struct kunit *test,
+						   struct unmapped_cache *cache)
+{
+	struct uc_test_none_page *np = kunit_kzalloc(test, sizeof(*np),
+						     GFP_KERNEL);
+
+	if (!np)
+		return NULL;
+	np->cache = cache;
+	np->page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	if (!np->page ||
+	    kunit_add_action_or_reset(test, uc_test_none_page_free_action, np))
+		return NULL;
+	return np;
+}
+
 static bool uc_test_mapped(unsigned long addr)
 {
 	struct unmapped_cache_entry e;
@@ -2087,65 +2117,121 @@ static bool uc_test_mapped(unsigned long addr)
 }
 
 /*
- * A NONE page that others hold too (the page cache's users do) is simply
- * put: the last put, whoever makes it, gives it back to its cache through
- * the page allocator's release path, cleared before that put returns.  A
- * page the cache never had goes to the page allocator as before.
+ * A NONE page that others may hold too (the page cache's users do) is given
+ * back with unmapped_cache_release_page(): cleared before that returns,
+ * and handed out again only once nobody but the cache references it.
+ * Whoever puts last, the count never drops below the cache's own
+ * references, so the page never goes to the page allocator.
  */
-static void callers_final_put_gives_page_back_cleared(struct kunit *test)
+static void callers_released_page_waits_for_its_references(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
-	unsigned long back;
-	struct page *page, *plain;
+	unsigned long released, settled;
+	struct page *page, *next, *again;
+	struct uc_arena *arena;
 	long pages;
-	ktime_t t;
 	u8 *v;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
 	KUNIT_ASSERT_NOT_NULL(test, other);
+	/* The page goes to this CPU's magazine and comes back from there. */
+	migrate_disable();
 	page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	if (!page)
+		migrate_enable();
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   uc_test_put_action,
-							   page));
+	arena = uc_arena_get(UNMAPPED_CACHE_NONE, page_to_nid(page));
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), UC_PAGE_REFS + 1);
 	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(other, page));
 	/* Test only: a mapping to write a secret and watch it go. */
 	v = uc_test_vmap_pages(&page, 1);
-	KUNIT_ASSERT_NOT_NULL(test, v);
-	memset(v, 0x5a, PAGE_SIZE);
+	if (v)
+		memset(v, 0x5a, PAGE_SIZE);
 
-	/* Someone else holds it, as a page-cache lookup may; the owner puts. */
+	/* Someone else holds it, as a truncation in progress does. */
 	get_page(page);
-	back = uc_put_back_pages();
+	released = uc_released_pages();
 	pages = uc_cache_live(cache, true);
-	kunit_release_action(test, uc_test_put_action, page);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
-	KUNIT_EXPECT_TRUE(test, unmapped_cache_owns_page(cache, page));
-	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back);
-	KUNIT_EXPECT_EQ(test, v[0], 0x5a);
-
-	/* The last put: back in the cache, and clear, when it returns. */
-	t = ktime_get();
-	put_page(page);
-	t = ktime_sub(ktime_get(), t);
-	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back + 1);
+	unmapped_cache_release_page(cache, page);
+	KUNIT_EXPECT_EQ(test, uc_released_pages(), released + 1);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns_page(cache, page));
 	KUNIT_EXPECT_EQ(test, uc_cache_live(cache, true), pages - 1);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
-	KUNIT_EXPECT_NULL_MSG(test, memchr_inv(v, 0, PAGE_SIZE),
-			      "a freed secret page still holds its data");
+	KUNIT_EXPECT_TRUE(test, v && !memchr_inv(v, 0, PAGE_SIZE));
 	KUNIT_EXPECT_FALSE(test, uc_test_mapped((unsigned long)page_address(page)));
-	vunmap(v);
-	kunit_info(test, "final put: %lld ns, the page was clear when it returned\n",
-		   ktime_to_ns(t));
+	/* The owner's reference goes, as an unmapping drops it. */
+	put_page(page);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), UC_PAGE_REFS + 1);
 
-	/* A page of the page allocator is not the cache's to take. */
-	plain = alloc_page(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, plain);
-	put_page(plain);
-	KUNIT_EXPECT_EQ(test, uc_put_back_pages(), back + 1);
+	/* Still referenced: the next allocation here puts it aside. */
+	settled = uc_arena_stat(arena, UC_ARENA_SETTLED);
+	next = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, next);
+	KUNIT_EXPECT_PTR_NE(test, next, page);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_SETTLED), settled + 1);
+	unmapped_cache_free_page(cache, next);
+
+	/* The last other reference gone, it is the next page handed out. */
+	put_page(page);
+	again = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	migrate_enable();
+	KUNIT_EXPECT_PTR_EQ(test, again, page);
+	if (again)
+		KUNIT_EXPECT_EQ(test, page_ref_count(again), UC_PAGE_REFS + 1);
+	unmapped_cache_free_page(cache, again);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), UC_PAGE_REFS);
+	if (v)
+		vunmap(v);
+}
+
+/*
+ * A stray put_page() on a page of any permission's cache cannot free it:
+ * the cache's own reference keeps its count above zero.  The cache finds
+ * the missing reference when the page comes back, warns, and puts the
+ * reference back: the page is neither lost nor given to the page
+ * allocator.
+ */
+static void callers_stray_put_is_repaired(struct kunit *test)
+{
+	enum unmapped_cache_perm perm;
+
+	for (perm = 0; perm < UNMAPPED_CACHE_NR_PERMS; perm++) {
+		struct unmapped_cache *cache = uc_test_cache(test, perm);
+		long bad = uc_test_bad_calls(), strays;
+		struct uc_arena *arena;
+		struct page *page;
+		void *p = NULL;
+		int refs;
+
+		KUNIT_ASSERT_NOT_NULL(test, cache);
+		if (perm == UNMAPPED_CACHE_NONE) {
+			page = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		} else {
+			p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+			page = p ? vmalloc_to_page(p) : NULL;
+		}
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		arena = uc_arena_get(perm, page_to_nid(page));
+		strays = uc_arena_stat(arena, UC_ARENA_STRAY_PUTS);
+		refs = page_ref_count(page);
+		KUNIT_EXPECT_EQ(test, refs, UC_PAGE_REFS + !p);
+
+		put_page(page);		/* the stray put */
+		KUNIT_EXPECT_EQ(test, page_ref_count(page), refs - 1);
+		KUNIT_EXPECT_NOT_NULL(test, uc_block_lookup(page_to_pfn(page)));
+
+		if (p)
+			unmapped_cache_free(cache, p, PAGE_SIZE);
+		else
+			unmapped_cache_free_page(cache, page);
+		KUNIT_EXPECT_EQ_MSG(test, uc_test_bad_calls(), bad + 1,
+				    "%s", uc_perm_names[perm]);
+		KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_STRAY_PUTS),
+				strays + 1);
+		KUNIT_EXPECT_EQ(test, page_ref_count(page), UC_PAGE_REFS);
+		KUNIT_EXPECT_NOT_NULL(test, uc_block_lookup(page_to_pfn(page)));
+	}
 }
 
 static void uc_test_vunmap_action(void *data)
@@ -2316,8 +2402,10 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(other, one->addr, PAGE_SIZE));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr,
 						     big->size + PAGE_SIZE));
-	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr - PAGE_SIZE,
-						     PAGE_SIZE));
+	/* The page below @big, unless @one is that page (a round can be). */
+	KUNIT_EXPECT_FALSE(test, big->addr - PAGE_SIZE != one->addr &&
+			   unmapped_cache_owns(cache, big->addr - PAGE_SIZE,
+					       PAGE_SIZE));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, one->addr + 8, PAGE_SIZE));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(NULL, big->addr, big->size));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, NULL, PAGE_SIZE));
@@ -2335,7 +2423,8 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 }
 
 static struct kunit_case uc_callers_test_cases[] = {
-	KUNIT_CASE(callers_final_put_gives_page_back_cleared),
+	KUNIT_CASE(callers_released_page_waits_for_its_references),
+	KUNIT_CASE(callers_stray_put_is_repaired),
 	KUNIT_CASE(callers_vmap_maps_cache_pages),
 	KUNIT_CASE(callers_vunmap_gives_pages_back_after_the_flush),
 	KUNIT_CASE(callers_vmap_defers_kmemleak_when_asked),
@@ -2452,10 +2541,9 @@ static void poison_page_is_set_aside_never_cleared(struct kunit *test)
 
 /*
  * A block with a poisoned page is never restored to the direct map: its
- * release keeps it, held and unmapped, and a drain leaves it so.  Once the
- * page is unpoisoned (unpoison_memory(), which then puts the page: the
- * final-put hook refuses that put with a warning, since the page is the
- * cache's), the next drain releases the block.
+ * release keeps it, held and unmapped, and a drain leaves it so.
+ * unpoison_memory() refuses the page (the cache holds references to it);
+ * once the flag is gone, the next drain releases the block.
  */
 static void poison_block_is_kept_until_unpoisoned(struct kunit *test)
 {
@@ -2493,10 +2581,20 @@ static void poison_block_is_kept_until_unpoisoned(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept + 1);
 	KUNIT_EXPECT_FALSE(test, uc_test_mapped(addr));
 
-	KUNIT_EXPECT_EQ(test, unpoison_memory(page_to_pfn(ctx->page)), 0);
-	KUNIT_EXPECT_FALSE(test, PageHWPoison(ctx->page));
-	KUNIT_EXPECT_EQ(test, page_ref_count(ctx->page), 1);
-	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad + 1);
+	/*
+	 * unpoison_memory() leaves a page alone that others hold references
+	 * to, and the cache always holds its own: nothing is put, nothing
+	 * warns, the block stays kept.
+	 */
+	KUNIT_EXPECT_NE(test, unpoison_memory(page_to_pfn(ctx->page)), 0);
+	KUNIT_EXPECT_TRUE(test, PageHWPoison(ctx->page));
+	KUNIT_EXPECT_EQ(test, page_ref_count(ctx->page), UC_PAGE_REFS);
+	KUNIT_EXPECT_EQ(test, uc_test_bad_calls(), bad);
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept + 1);
+	/* The flag cleared (as only a test can), the next drain releases it. */
+	ClearPageHWPoison(ctx->page);
+	num_poisoned_pages_sub(page_to_pfn(ctx->page), 1);
 	uc_drain();
 	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept);
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
@@ -3589,6 +3687,7 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	u8 *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned long copied, zeroed, copied0, zeroed0;
+	struct uc_test_none_page *np;
 	bool active;
 	struct page *page;
 	u8 *v;
@@ -3597,11 +3696,9 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	active = unmapped_cache_secret_active();
 	KUNIT_ASSERT_FALSE_MSG(test, active, "secret pages in use before the test");
-	page = unmapped_cache_alloc_page(none, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   uc_test_put_action,
-							   page));
+	np = uc_test_none_page(test, none);
+	KUNIT_ASSERT_NOT_NULL(test, np);
+	page = np->page;
 	KUNIT_EXPECT_TRUE(test, unmapped_cache_secret_active());
 	v = uc_test_vmap_pages(&page, 1);
 	KUNIT_ASSERT_NOT_NULL(test, v);
@@ -3618,7 +3715,7 @@ static void pm_secret_pages_stay_out_of_hibernation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zeroed, zeroed0 + 1);
 
 	/* Freed, it was cleared: it may be copied like any free page. */
-	kunit_release_action(test, uc_test_put_action, page);
+	kunit_release_action(test, uc_test_none_page_free_action, np);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_secret_active());
 	memset(buf, 0xff, PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, uc_test_hibernate_copy(page, buf));
@@ -3697,6 +3794,7 @@ static void pm_poke_mapping_is_not_visible_from_other_cpus(struct kunit *test)
 {
 	struct unmapped_cache *none = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct uc_test_peek *pk = kunit_kzalloc(test, sizeof(*pk), GFP_KERNEL);
+	struct uc_test_none_page *np;
 	long err = 0, ctrl_err, user_err;
 	u64 val = 0, ctrl_val = 0, user_val = 0, got = 0;
 	bool in_init_mm = false, ctrl_in_init_mm;
@@ -3711,11 +3809,9 @@ static void pm_poke_mapping_is_not_visible_from_other_cpus(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, none);
 	KUNIT_ASSERT_NOT_NULL(test, pk);
 	pk->pattern = 0x5ec7e75ec7e7ULL ^ get_random_u64();
-	pk->page = unmapped_cache_alloc_page(none, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pk->page);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   uc_test_put_action,
-							   pk->page));
+	np = uc_test_none_page(test, none);
+	KUNIT_ASSERT_NOT_NULL(test, np);
+	pk->page = np->page;
 	ctrl = vmalloc(PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, ctrl);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,

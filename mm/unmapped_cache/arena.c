@@ -87,6 +87,8 @@ const char *const uc_arena_stat_names[] = {
 	[UC_ARENA_BLOCKS_OUT]	= "blocks returned",
 	[UC_ARENA_BAD_FREES]	= "bad frees",
 	[UC_ARENA_POISON_SET_ASIDE] = "pages set aside for hardware poison",
+	[UC_ARENA_SETTLED]	= "pages put aside until their references went",
+	[UC_ARENA_STRAY_PUTS]	= "stray page puts repaired",
 };
 
 static_assert(ARRAY_SIZE(uc_arena_stat_names) == UC_ARENA_STAT_COUNT);
@@ -524,6 +526,160 @@ out:
  * reference: it never comes back to the cache.
  */
 
+/*
+ * References
+ * ----------
+ * Every page of a block holds UC_PAGE_REFS references while the cache has
+ * it (internal.h), and a NONE page handed out one more, its owner's.  The
+ * count therefore never drops to zero but in uc_block_release(), and no
+ * page of the cache ever reaches the page allocator's free path.  Others
+ * may take a reference for a moment (a page-cache lookup, a pfn walker's
+ * get_page_unless_zero()), so the cache hands a NONE page out only once
+ * page_ref_freeze() shows that nobody else holds it: a page its owner gave
+ * back while still referenced waits on the arena's settling list, and is
+ * taken from there by a later allocation, or returned to the tree by a
+ * drain, a reap or the shrinker, once its count is back to UC_PAGE_REFS.
+ * A count below that is a stray put_page(): the cache warns (uc_refuse())
+ * and puts the reference back, so the page is neither lost nor freed.
+ */
+
+/**
+ * uc_page_refs_repair() - Repair a count that a stray put_page() lowered.
+ * @arena: the page's arena, for its count of repairs; or NULL.
+ * @page:  a page of a block the cache holds.
+ * @extra: references the cache expects on top of UC_PAGE_REFS (1 for a
+ *         NONE page handed out, else 0).
+ *
+ * Context: Any context.
+ * Return: true if the count was too low: it was warned about and raised to
+ * what it should be.  A count of zero cannot be repaired (the page went to
+ * the page allocator); that is warned about too and left alone.
+ */
+bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra)
+{
+	int want = UC_PAGE_REFS + extra, refs = page_ref_count(page);
+
+	if (likely(refs >= want))
+		return false;
+	if (uc_refuse(true) && refs > 0)
+		page_ref_add(page, want - refs);
+	if (arena)
+		uc_arena_count(arena, UC_ARENA_STRAY_PUTS, 1);
+	pr_warn("page at pfn %#lx had %d references, %d expected%s\n",
+		page_to_pfn(page), refs, want, refs > 0 ? ": repaired" : "");
+	return true;
+}
+
+/**
+ * uc_page_claim() - Take a free NONE page for a new owner.
+ * @arena: its arena.
+ * @page: a round of a NONE arena, just taken from a magazine or the tree.
+ *
+ * Context: Any context.
+ * Return: true if nobody else held a reference: the page then has the
+ * new owner's reference on top of UC_PAGE_REFS, and the flags its last
+ * owner left (up to date, referenced...) are cleared, as the page
+ * allocator's free path would have cleared them.  False if somebody still
+ * holds one; the page is left as it was.
+ */
+bool uc_page_claim(struct uc_arena *arena, struct page *page)
+{
+	uc_page_refs_repair(arena, page, 0);
+	if (!page_ref_freeze(page, UC_PAGE_REFS))
+		return false;
+	/* Frozen: no one can take a reference and look at the flags. */
+	page->flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
+	page_ref_unfreeze(page, UC_PAGE_REFS + 1);
+	return true;
+}
+
+/**
+ * uc_arena_settle() - Put aside a NONE round that someone still references.
+ * @arena: its NONE arena.
+ * @page:  the page, untagged (UC_PAGE_FREE), still a round in the tree.
+ *
+ * Context: Any context.
+ */
+void uc_arena_settle(struct uc_arena *arena, struct page *page)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&arena->lock, flags);
+	list_add_tail(&page->lru, &arena->settling);
+	WRITE_ONCE(arena->nr_settling, arena->nr_settling + 1);
+	spin_unlock_irqrestore(&arena->lock, flags);
+	uc_arena_count(arena, UC_ARENA_SETTLED, 1);
+}
+
+/* Whether nobody but the cache holds @page now (and, if @claim, claim it). */
+static bool uc_page_settled(struct uc_arena *arena, struct page *page,
+			    bool claim)
+{
+	/* A poisoned one goes back to the tree, whose carve sets it aside. */
+	if (claim)
+		return !uc_pages_poisoned(page, 1) && uc_page_claim(arena, page);
+	uc_page_refs_repair(arena, page, 0);
+	return page_ref_count(page) == UC_PAGE_REFS;
+}
+
+/* The first settling page nobody references any more, off the list. */
+static struct page *uc_arena_settled_pop(struct uc_arena *arena, bool claim)
+{
+	struct page *page, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&arena->lock, flags);
+	list_for_each_entry(page, &arena->settling, lru) {
+		if (!uc_page_settled(arena, page, claim))
+			continue;
+		list_del(&page->lru);
+		WRITE_ONCE(arena->nr_settling, arena->nr_settling - 1);
+		found = page;
+		break;
+	}
+	spin_unlock_irqrestore(&arena->lock, flags);
+	return found;
+}
+
+/**
+ * uc_arena_settled_take() - A settling page that is free now, claimed.
+ * @arena: a NONE arena.
+ *
+ * Context: Any context.
+ * Return: a page claimed as uc_page_claim() does, still a round of the
+ * tree, or NULL.
+ */
+struct page *uc_arena_settled_take(struct uc_arena *arena)
+{
+	if (likely(!READ_ONCE(arena->nr_settling)))
+		return NULL;
+	return uc_arena_settled_pop(arena, true);
+}
+
+/**
+ * uc_arena_settled_flush() - Give settling pages that are free back to the tree.
+ * @arena: any arena.
+ *
+ * For drains, reaps and the shrinker, so that a block whose last page
+ * settled can go back.
+ *
+ * Context: Any context.
+ * Return: the number of pages given back.
+ */
+unsigned long uc_arena_settled_flush(struct uc_arena *arena)
+{
+	unsigned long n = 0;
+	struct page *page;
+
+	if (likely(!READ_ONCE(arena->nr_settling)))
+		return 0;
+	while ((page = uc_arena_settled_pop(arena, false))) {
+		uc_arena_free_round(arena, PFN_PHYS(page_to_pfn(page)));
+		n++;
+	}
+	return n;
+}
+
 /* Whether a page of [@addr, @addr + @size) of @arena is poisoned. */
 static bool uc_arena_poisoned(struct uc_arena *arena, unsigned long addr,
 			      unsigned long size)
@@ -625,11 +781,32 @@ static void __uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 	}
 }
 
+/*
+ * Nobody but the cache may hold a reference to a page of a mapped arena's
+ * chunk; a count a stray put_page() lowered is repaired when the chunk
+ * comes back (NONE pages are checked by their own free path, cache.c).
+ */
+static void uc_arena_check_refs(struct uc_arena *arena, unsigned long addr,
+				unsigned long size)
+{
+	unsigned long off;
+	struct page *page;
+
+	if (arena->perm == UNMAPPED_CACHE_NONE)
+		return;
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		page = uc_round_page(arena, addr + off);
+		if (page)
+			uc_page_refs_repair(arena, page, 0);
+	}
+}
+
 void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 		    unsigned long size)
 {
 	unsigned long off;
 
+	uc_arena_check_refs(arena, addr, size);
 	if (!uc_arena_poisoned(arena, addr, size)) {
 		__uc_arena_scrub(arena, addr, size);
 		return;
@@ -725,6 +902,8 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 	unsigned long freed = 0;
 	int err;
 
+	/* A block whose pages settled can go too. */
+	uc_arena_settled_flush(arena);
 	if (trylock) {
 		if (!mutex_trylock(&arena->grow_lock))
 			return 0;
@@ -947,6 +1126,7 @@ int __init uc_arenas_init(void)
 			spin_lock_init(&arena->lock);
 			mutex_init(&arena->grow_lock);
 			INIT_LIST_HEAD(&arena->blocks);
+			INIT_LIST_HEAD(&arena->settling);
 			INIT_LIST_HEAD(&arena->vspaces);
 			uc_range_tree_init(&arena->tree);
 			/* Whole free blocks, for the shrinker's count. */

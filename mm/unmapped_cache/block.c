@@ -16,14 +16,17 @@
  *    compaction, preferably outside 1 GiB direct-map leaves (see "Where a
  *    block comes from" below).
  * 2. split_page() turns it into order-0 pages with a reference count each,
- *    so that later owners can hold and drop single pages.
+ *    so that later owners can hold and drop single pages, and the cache
+ *    takes one more reference on each (UC_PAGE_REFS in all), so that no
+ *    put_page() but the release's can ever free one (arena.c,
+ *    "References").
  * 3. The block is recorded in uc_blocks, so that any pfn can be checked for
  *    belonging to the cache.
  * 4. arch_unmapped_cache_unmap_block() makes the one PMD-level entry that
  *    covers the block not present; CPA flushes the TLB of every CPU once,
  *    inside that call.  From here on no page of the block has a present
  *    direct-map entry.
- * 5. uc_block_release() checks that every page holds only the reference
+ * 5. uc_block_release() checks that every page holds only the references
  *    taken in step 2, removes the block from uc_blocks, and calls
  *    arch_unmapped_cache_restore_block(), which makes the same PMD present
  *    again with the flags it had (on x86 without a TLB flush: nothing
@@ -235,6 +238,7 @@ static void uc_block_free_pages(struct page *page)
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
 		set_page_private(page + i, 0);
+		page_ref_sub(page + i, UC_PAGE_REFS - 1);
 		__free_page(page + i);
 	}
 	uc_block_count(UC_BLOCK_PAGES_OUT, UNMAPPED_CACHE_BLOCK_PAGES);
@@ -280,8 +284,10 @@ struct uc_block *uc_block_grab(int nid, int fill)
 	block->page = page;
 	block->nid = nid;
 	INIT_LIST_HEAD(&block->list);
-	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
 		set_page_private(page + i, UC_PAGE_FREE);
+		page_ref_add(page + i, UC_PAGE_REFS - 1);
+	}
 
 	err = xa_insert(&uc_blocks, uc_block_index(page_to_pfn(page)), block,
 			GFP_KERNEL);
@@ -329,9 +335,12 @@ static int uc_block_try_release(struct uc_block *block)
 	if (uc_refuse(xa_load(&uc_blocks, index) != block))
 		goto err_refuse;
 
-	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
-		if (page_ref_count(page + i) != 1)
-			return -EBUSY;
+	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
+		/* A stray put_page() is repaired; a count of 0 is a lost page. */
+		uc_page_refs_repair(NULL, page + i, 0);
+		if (page_ref_count(page + i) != UC_PAGE_REFS)
+			return page_ref_count(page + i) ? -EBUSY : -EINVAL;
+	}
 	if (uc_pages_poisoned(page, UNMAPPED_CACHE_BLOCK_PAGES))
 		return -EHWPOISON;
 

@@ -14,7 +14,6 @@
 
 #include <linux/bug.h>
 #include <linux/cpuset.h>
-#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/memcontrol.h>
 #include <linux/mempolicy.h>
@@ -80,9 +79,6 @@ struct unmapped_cache *uc_cache_create(const char *name,
 	cache->perm = perm;
 	cache->secret = secret && perm == UNMAPPED_CACHE_NONE;
 
-	/* The final-put hook is off until a NONE cache exists. */
-	if (perm == UNMAPPED_CACHE_NONE)
-		static_branch_enable(&unmapped_cache_none_in_use);
 	guard(mutex)(&uc_caches_lock);
 	if (perm == UNMAPPED_CACHE_NONE && !uc_none_cache_add(cache)) {
 		pr_warn("%s: too many NONE caches\n", name);
@@ -215,7 +211,7 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
  */
 static bool uc_cache_free_round(struct unmapped_cache *cache,
 				unsigned long addr, struct page *page,
-				unsigned long caller)
+				bool put, unsigned long caller)
 {
 	struct uc_arena *arena;
 
@@ -227,6 +223,9 @@ static bool uc_cache_free_round(struct unmapped_cache *cache,
 		uc_round_tag(page, cache);
 		return false;
 	}
+	/* A NONE page: its owner's reference (see uc_page_claim()). */
+	if (put)
+		page_ref_dec(page);
 	uc_arena_scrub(arena, addr, PAGE_SIZE);
 	if (!uc_mag_free(arena, addr, page)) {
 		uc_arena_free_round(arena, addr);
@@ -354,7 +353,8 @@ void unmapped_cache_free(struct unmapped_cache *cache, void *addr, size_t size)
 		page = vmalloc_to_page(addr);
 	/* Before the free: from then on the page may be somebody else's. */
 	nid = page ? page_to_nid(page) : NUMA_NO_NODE;
-	if (!uc_cache_free_round(cache, (unsigned long)addr, page, _RET_IP_)) {
+	if (!uc_cache_free_round(cache, (unsigned long)addr, page, false,
+				 _RET_IP_)) {
 		arena = uc_arena_lookup(cache->perm, (unsigned long)addr, NULL);
 		if (uc_refuse(!arena))
 			return;
@@ -397,6 +397,22 @@ static int uc_policy_node(void)
 #endif
 }
 
+/* NONE pages given back by their page cache (unmapped_cache_release_page()). */
+static DEFINE_PER_CPU(unsigned long, uc_pages_released);
+
+unsigned long uc_released_pages(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(uc_pages_released, cpu));
+	return sum;
+}
+
+/* Claims that fail in a row before an allocation gives up. */
+#define UC_CLAIM_TRIES	8
+
 /**
  * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
  * @cache: a NONE cache.
@@ -404,14 +420,17 @@ static int uc_policy_node(void)
  *         cache already has.
  *
  * The page comes from the node the task's memory policy picks, the local
- * memory node by default, like a page from alloc_page().  It is zeroed,
- * has a reference count of one that belongs to the caller, and has no
- * present direct-map entry: the caller maps it where it needs it (in user
- * space, say) and must not expect page_address() to work.  Its ->private
- * belongs to the cache.  The page comes back with
- * unmapped_cache_free_page(), or when its last reference is put (see
- * unmapped_cache_take_freed_page()), whoever puts it: it may live in the
- * page cache and on the LRU lists like any page the caller allocated.
+ * memory node by default, like a page from alloc_page().  It is zeroed and
+ * has no present direct-map entry: the caller maps it where it needs it (in
+ * user space, say) and must not expect page_address() to work.  Its
+ * ->private and its reference count belong to the cache, which keeps
+ * references of its own on the page (so that the count never drops to zero
+ * and the page never reaches the page allocator): the caller holds one
+ * reference on top of those, and others may take and drop more as on any
+ * page.  The page comes back with unmapped_cache_free_page() when the
+ * caller holds the only other reference, or with
+ * unmapped_cache_release_page() when others may still hold one (the page
+ * cache's users).  It is not put on an LRU list.
  *
  * Context: Process context with GFP_KERNEL; any context otherwise.
  * Return: the page, or NULL.
@@ -421,6 +440,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	struct uc_arena *arena;
 	struct page *page;
 	unsigned long phys;
+	int tries;
 
 	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE))
 		return NULL;
@@ -428,18 +448,37 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	if (!arena)
 		return NULL;
 
-	phys = uc_cache_alloc_round(cache, arena, gfp, _RET_IP_);
-	if (!phys)
-		return NULL;
+	/* A page put aside until its last other reference went, first. */
+	page = uc_arena_settled_take(arena);
+	if (page) {
+		uc_round_tag(page, cache);
+		goto out;
+	}
+	for (tries = 0; tries < UC_CLAIM_TRIES; tries++) {
+		phys = uc_cache_alloc_round(cache, arena, gfp, _RET_IP_);
+		if (!phys)
+			return NULL;
+		page = pfn_to_page(PHYS_PFN(phys));
+		if (uc_page_claim(arena, page))
+			goto out;
+		/* Still referenced (a page-cache lookup, say): later. */
+		uc_round_untag(page, cache);
+		uc_arena_settle(arena, page);
+	}
+	return NULL;
+out:
 	/* Clean: NONE pages are cleared when they are freed. */
-	page = pfn_to_page(PHYS_PFN(phys));
 	uc_cache_count(cache, arena->nid, 1, 1);
 	return page;
 }
 
-/* unmapped_cache_free_page() without the reference count check. */
-static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
-			       unsigned long caller)
+/*
+ * Give back a NONE page: untag, clear and keep it (a magazine or the tree).
+ * @put: drop the owner's reference too.  False if @page is not a page of
+ * @cache handed out (a double free, a foreign page): refused with a warning.
+ */
+static bool uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
+			       bool put, unsigned long caller)
 {
 	/*
 	 * Read before the free: once the page is in a magazine another task
@@ -450,18 +489,21 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
 	struct uc_arena *arena;
 
 	if (uc_refuse(!cache || cache->perm != UNMAPPED_CACHE_NONE))
-		return;
+		return false;
 	phys = PFN_PHYS(page_to_pfn(page));
-	if (!uc_cache_free_round(cache, phys, page, caller)) {
+	if (!uc_cache_free_round(cache, phys, page, put, caller)) {
 		arena = uc_arena_lookup(UNMAPPED_CACHE_NONE, phys, NULL);
 		if (uc_refuse(!arena))
-			return;
+			return false;
 		if (uc_arena_free(arena, phys, PAGE_SIZE, cache))
-			return;
+			return false;
+		if (put)
+			page_ref_dec(page);
 		trace_unmapped_cache_free(cache->name, cache->perm, PAGE_SIZE,
 					  phys, caller);
 	}
 	uc_cache_count(cache, nid, -1, -1);
+	return true;
 }
 
 /**
@@ -469,66 +511,65 @@ static void uc_cache_free_page(struct unmapped_cache *cache, struct page *page,
  * @cache: the cache it was allocated from.
  * @page:  the page, or NULL.
  *
- * The caller must have dropped every reference it took on the page besides
- * the one unmapped_cache_alloc_page() gave it.  A page that is still
- * referenced, or that the cache did not hand out, is refused with a
- * warning.
+ * The caller gives back the reference unmapped_cache_alloc_page() gave it,
+ * and must have dropped every other reference it took.  A page that
+ * somebody else still references, or that the cache did not hand out, is
+ * refused with a warning.  A page whose caller's reference a stray
+ * put_page() dropped already is taken back with a warning.
  *
  * Context: Any context.
  */
 void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 {
+	int refs;
+
 	if (!page)
 		return;
-	if (uc_refuse(page_ref_count(page) != 1))
+	/* A double free or a foreign page, refused before its count is read. */
+	if (uc_refuse(!unmapped_cache_owns_page(cache, page)))
 		return;
-	uc_cache_free_page(cache, page, _RET_IP_);
+	refs = page_ref_count(page);
+	if (uc_refuse(!refs || refs > UC_PAGE_REFS + 1))
+		return;
+	/* The caller's reference gone already (a stray put_page()): repaired. */
+	uc_page_refs_repair(uc_arena_get(UNMAPPED_CACHE_NONE, page_to_nid(page)),
+			    page, 1);
+	uc_cache_free_page(cache, page, true, _RET_IP_);
+}
+
+/**
+ * unmapped_cache_release_page() - Give back a NONE page others may still hold.
+ * @cache: the cache it was allocated from.
+ * @page:  the page.
+ *
+ * For a page that lives where its owner does not control every reference:
+ * secretmem's pages are in the page cache, where a lookup or a truncation
+ * in progress holds one for a moment after the page left the file.  Once
+ * the page is out of every user mapping and of the page cache (secretmem
+ * calls this from its ->free_folio()), it is cleared here, before this
+ * returns, and the cache hands it out again only once nobody but the cache
+ * holds a reference (uc_page_claim()).  The references the page's users
+ * still hold are theirs to put; the one unmapped_cache_alloc_page() gave
+ * went with them.
+ *
+ * Context: Any context.
+ */
+void unmapped_cache_release_page(struct unmapped_cache *cache,
+				 struct page *page)
+{
+	if (page && uc_cache_free_page(cache, page, false, _RET_IP_))
+		this_cpu_inc(uc_pages_released);
 }
 
 /*
- * NONE pages handed out, found again on their final put.
- *
- * A NONE page may live where the cache's user does not control every
- * reference: secretmem puts it in the page cache, where a speculative
- * lookup, GUP-fast or an LRU batch can hold it for a moment after the
- * owner let go.  Such pages are simply put: whoever drops the last
- * reference sends the page down the page allocator's usual release path
- * (page cache and LRU removal, mlock and memory cgroup accounting are done
- * there), and free_pages_prepare() hands it to
- * unmapped_cache_take_freed_page() before the page could reach the
- * poisoning, the per-CPU lists or the buddy lists.  The cache then clears
- * the page and takes it back as if unmapped_cache_free_page() had been
- * called: a freed secret page is cleared before the final put returns.
- *
- * The hook runs on every order-0 free once a NONE cache exists, so it must
- * be cheap for the pages that are not ours.  A NONE page handed out carries
- * its cache in ->private (uc_round_tag()), and the few NONE caches are
- * listed in uc_none_caches[]; every other page of a block has UC_PAGE_FREE
- * there.  A page whose ->private is none of those is not ours, which costs
- * a few compares of a read-mostly cache line.  Only a page that passes is
- * looked up in uc_blocks.  A page the cache holds whose last reference
- * goes (a stray put_page(), or unpoison_memory() on a page the cache set
- * aside) is refused with a warning and kept: it never reaches the page
- * allocator without its direct-map entry.
+ * The NONE caches, for unmapped_cache_secret_active() and debugfs: a NONE
+ * page handed out carries its cache in ->private (uc_round_tag()), every
+ * other page of a block UC_PAGE_FREE.
  */
-DEFINE_STATIC_KEY_FALSE(unmapped_cache_none_in_use);
-static DEFINE_PER_CPU(unsigned long, uc_pages_put_back);
-
-/* NONE pages the final-put hook took back, summed over CPUs. */
-unsigned long uc_put_back_pages(void)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(uc_pages_put_back, cpu));
-	return sum;
-}
-
 #define UC_NONE_CACHES		8
 static struct unmapped_cache *uc_none_caches[UC_NONE_CACHES] __read_mostly;
 
-/* Register a NONE cache for the final-put hook; under uc_caches_lock. */
+/* Register a NONE cache; under uc_caches_lock. */
 static bool uc_none_cache_add(struct unmapped_cache *cache)
 {
 	int i;
@@ -594,47 +635,6 @@ bool unmapped_cache_holds_pfn(unsigned long pfn)
 	held = uc_block_lookup(pfn);
 	rcu_read_unlock();
 	return held;
-}
-
-/**
- * __unmapped_cache_take_freed_page() - Take back a NONE page on its final put.
- * @page: an order-0 page whose reference count dropped to zero, on its way
- *        to the page allocator (see unmapped_cache_take_freed_page()).
- *
- * Context: Any context the page allocator frees pages in.
- * Return: true if the page belongs to the cache, which has taken it: the
- * page allocator must not free it.  False for any other page.
- */
-bool __unmapped_cache_take_freed_page(struct page *page)
-{
-	struct unmapped_cache *cache;
-	struct uc_block *block;
-	struct uc_arena *arena;
-	unsigned long tag;
-
-	tag = READ_ONCE(page->private);
-	cache = uc_none_cache_of(tag);
-	if (likely(!cache && tag != UC_PAGE_FREE))
-		return false;
-
-	rcu_read_lock();
-	block = uc_block_lookup(page_to_pfn(page));
-	arena = block ? READ_ONCE(block->owner) : NULL;
-	rcu_read_unlock();
-	if (!block)
-		return false;
-	/*
-	 * One of the cache's pages: whatever happens next, it must not reach
-	 * the page allocator without its direct-map entry.  The reference
-	 * count goes back to the one every page of a block holds.
-	 */
-	set_page_count(page, 1);
-	/* A page the cache holds, put by a stray put_page(): refused. */
-	if (uc_refuse(!cache || !arena || arena->perm != UNMAPPED_CACHE_NONE))
-		return true;
-	uc_cache_free_page(cache, page, _RET_IP_);
-	this_cpu_inc(uc_pages_put_back);
-	return true;
 }
 
 /**

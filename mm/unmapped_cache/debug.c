@@ -134,8 +134,8 @@ static int blocks_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "blocks waiting for a page: %ld\n", uc_blocks_deferred());
 	seq_printf(seq, "blocks kept for a poisoned page now: %ld\n",
 		   uc_blocks_poisoned());
-	seq_printf(seq, "pages taken back on their final put: %lu\n",
-		   uc_put_back_pages());
+	seq_printf(seq, "pages given back by their page cache: %lu\n",
+		   uc_released_pages());
 	uc_hibernate_stats(&copied, &zeroed);
 	seq_printf(seq, "pages copied for hibernation: %lu\n", copied);
 	seq_printf(seq, "pages left out of hibernation: %lu\n", zeroed);

@@ -238,11 +238,21 @@ struct unmapped_cache {
 #define UC_OWNER_MAG	((void *)-2L)
 /*
  * ->private of a block's page that is not a round handed out: a page the
- * cache holds.  The final-put hook (cache.c) recognises such a page when a
- * stray put_page() (or unpoison_memory()) drops its last reference.
+ * cache holds.
  */
 extern const int uc_page_free_tag;
 #define UC_PAGE_FREE	((unsigned long)&uc_page_free_tag)
+/*
+ * The reference count of every page of a block the cache holds and has not
+ * handed out: the one split_page() gave it, and one more the cache keeps so
+ * that the count can never drop to zero anywhere else.  A page of the cache
+ * therefore never reaches the page allocator's free path (which could not
+ * use a page without a direct-map entry) but through uc_block_release():
+ * a stray put_page() leaves it at one, which the cache finds, warns about
+ * and repairs the next time it looks (arena.c, "References").  A NONE page
+ * handed out has one more, its owner's.
+ */
+#define UC_PAGE_REFS	2
 /* Owner of a chunk set aside for a hardware-poisoned page (arena.c). */
 #define UC_OWNER_POISON	((void *)-3L)
 
@@ -332,6 +342,8 @@ enum uc_arena_stat {
 	UC_ARENA_BLOCKS_OUT,
 	UC_ARENA_BAD_FREES,
 	UC_ARENA_POISON_SET_ASIDE,
+	UC_ARENA_SETTLED,
+	UC_ARENA_STRAY_PUTS,
 	UC_ARENA_STAT_COUNT,
 };
 
@@ -353,6 +365,9 @@ enum uc_arena_stat {
  *             the last periodic reap; only the reaper touches it
  *             (shrinker.c).
  * @node:      in uc_arena_list.
+ * @settling:  NONE rounds given back by their owner while somebody else
+ *             still held a reference, linked by page->lru; under @lock.
+ * @nr_settling: length of @settling; written under @lock.
  */
 struct uc_arena {
 	enum unmapped_cache_perm perm;
@@ -368,6 +383,8 @@ struct uc_arena {
 	struct uc_depot depot;
 	long reap_allocs;
 	struct list_head node;
+	struct list_head settling;
+	unsigned long nr_settling;
 };
 
 /* What uc_arena_info() reports. */
@@ -417,6 +434,11 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 void uc_arena_free_round(struct uc_arena *arena, unsigned long addr);
 void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 		    unsigned long size);
+bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra);
+bool uc_page_claim(struct uc_arena *arena, struct page *page);
+void uc_arena_settle(struct uc_arena *arena, struct page *page);
+struct page *uc_arena_settled_take(struct uc_arena *arena);
+unsigned long uc_arena_settled_flush(struct uc_arena *arena);
 
 extern const char *const uc_mag_stat_names[UC_MAG_STAT_COUNT];
 extern const char *const uc_depot_stat_names[UC_DEPOT_STAT_COUNT];
@@ -448,7 +470,7 @@ unsigned long uc_shrink_scan(struct shrinker *shrinker,
 struct seq_file;
 void uc_caches_show(struct seq_file *seq);
 long uc_cache_live(struct unmapped_cache *cache, bool pages);
-unsigned long uc_put_back_pages(void);
+unsigned long uc_released_pages(void);
 struct unmapped_cache *uc_cache_create(const char *name,
 				       enum unmapped_cache_perm perm, bool secret);
 struct unmapped_cache *uc_none_cache_of(unsigned long tag);

@@ -20,13 +20,13 @@ int uc_stubs_test(void)
 
 	ret += unmapped_cache_owns(c, p, 4096) + unmapped_cache_owns_page(c, pg);
 	ret += unmapped_cache_vunmap(v) + unmapped_cache_secret_active();
-	ret += unmapped_cache_take_freed_page(pg, 0);
 	ret += unmapped_cache_alias_readable(p);
 	ret += unmapped_cache_hibernate_copy_page(p, pg);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);
 	unmapped_cache_free_page(c, pg);
+	unmapped_cache_release_page(c, pg);
 	unmapped_cache_destroy(c);
 	return ret + unmapped_cache_enabled();
 }

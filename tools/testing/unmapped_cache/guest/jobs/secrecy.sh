@@ -8,7 +8,7 @@
 # the next step.  The steps, each after the previous one's pages were
 # freed:
 #   fresh     first touch of the job (evidence: every page the processes
-#             freed was taken back by the cache on its final put, and so
+#             freed was given back to the cache by the page cache, and so
 #             cleared, by the time the processes had exited: no wait)
 #   refault   the pages come back through the magazines (evidence:
 #             magazine alloc hits of the NONE arenas grew)
@@ -111,16 +111,16 @@ need() {
 old_reap=$(cat $reap 2>/dev/null)
 [ -n "$old_reap" ] && echo 0 > $reap
 
-# The processes' pages are freed by their last put (the page cache's, at
-# the memfd's final fput, or the unmapping's) before wait returns, and the
-# cache clears each page inside that put: read the counter at once.
-put0=$(uc_stat 'pages taken back on their final put')
+# The processes' pages leave the page cache at the memfd's final fput,
+# before wait returns; secretmem's free_folio() gives each back to the
+# cache, which clears it there: read the counter at once.
+put0=$(uc_stat 'pages given back by their page cache')
 grabbed0=$(uc_stat 'blocks grabbed')
 fault; ok=$?
-put=$(( $(uc_stat 'pages taken back on their final put') - put0 ))
+put=$(( $(uc_stat 'pages given back by their page cache') - put0 ))
 report fresh $ok "grabbed=+$(( $(uc_stat 'blocks grabbed') - grabbed0 ))" \
-	"taken_back_at_final_put=+$put"
-need fresh "not every freed page was taken back on its final put" "$put" -eq "$FAULTED"
+	"given_back_by_page_cache=+$put"
+need fresh "not every freed page was given back by the page cache" "$put" -eq "$FAULTED"
 
 # (a) Plain re-fault: the pages freed above come from the magazines.
 hits0=$(none_stat 'magazine alloc hits')
