@@ -525,8 +525,12 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 
 	if (!page)
 		return;
-	/* A double free or a foreign page, refused before its count is read. */
-	if (uc_refuse(!unmapped_cache_owns_page(cache, page)))
+	/*
+	 * A double free or a foreign page, refused before its count is read:
+	 * only a page handed out by @cache carries @cache in ->private (the
+	 * free's cmpxchg of the tag checks it again), so no block lookup.
+	 */
+	if (uc_refuse(!uc_round_owned_by(page, cache)))
 		return;
 	refs = page_ref_count(page);
 	if (uc_refuse(!refs || refs > UC_PAGE_REFS + 1))
