@@ -9,7 +9,8 @@
 # interpreter and JIT test suite; lib/test_static_key_base and
 # lib/test_static_keys: jump labels patched in module text; lib/test_module)
 # are built the same way from the patched tree, in their own scratch
-# directory, whatever the kernel's CONFIG_TEST_* say.
+# directory, whatever the kernel's CONFIG_TEST_* say (for the main kernel
+# only).
 #
 # Usage: devtools/build-modules.sh [make arguments, e.g. W=1]
 #
@@ -52,8 +53,12 @@ mkdir -p "$scratch" "$scratch/intree" "$dest" "$UC_CACHE/logs"
 # Keep the mtimes, so that unchanged sources are not rebuilt.
 rsync -a --exclude=intree "$src/" "$scratch/"
 intree=()
+# The debug and RT kernels' jobs load only the project's modules (and
+# have no network stack, which test_bpf needs).
+intree_srcs=$UC_INTREE
+[ -z "$UC_VARIANT" ] || intree_srcs=
 : > "$scratch/intree/Kbuild.new"
-for f in $UC_INTREE; do
+for f in $intree_srcs; do
 	[ -f "$UC_SRC/$f.c" ] || uc_die "no $UC_SRC/$f.c: run make tree first"
 	rsync -a "$UC_SRC/$f.c" "$scratch/intree/"
 	echo "obj-m += ${f##*/}.o" >> "$scratch/intree/Kbuild.new"
@@ -84,8 +89,8 @@ if ! make -C "$UC_OUT" M="$scratch" CC="ccache gcc" "${kargs[@]}" "$@" modules 2
 	tee -a "$log"; then
 	uc_die "module build failed (or the kernel in $UC_OUT is being rebuilt: retry then); output: $log, build directory: $scratch"
 fi
-uc_log "building the kernel's ${intree[*]} in $scratch/intree"
-if ! make -C "$UC_OUT" M="$scratch/intree" CC="ccache gcc" "${kargs[@]}" modules 2>&1 |
+[ ${#intree[@]} -eq 0 ] || uc_log "building the kernel's ${intree[*]} in $scratch/intree"
+if [ ${#intree[@]} -gt 0 ] && ! make -C "$UC_OUT" M="$scratch/intree" CC="ccache gcc" "${kargs[@]}" modules 2>&1 |
 	tee -a "$log"; then
 	uc_die "in-tree test module build failed; output: $log, build directory: $scratch/intree"
 fi
@@ -103,6 +108,7 @@ $warnings"
 [ "$symvers_note" -eq 0 ] ||
 	uc_log "Module.symvers warning expected: symbols resolved from vmlinux.symvers"
 
+rm -f "$dest"/*.ko
 for m in "${mods[@]}" "${intree[@]/#/intree/}"; do
 	[ -f "$scratch/$m.ko" ] ||
 		uc_die "$m.ko was not built; output: $log, build directory: $scratch"

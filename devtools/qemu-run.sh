@@ -4,7 +4,8 @@
 # Usage: devtools/qemu-run.sh [options] JOB
 #   --hostroot        boot with the host's / shared read-only over 9p as the
 #                     root file system (needed for bpftrace), instead of the
-#                     generated initramfs
+#                     generated initramfs (to which, with UC_VARIANT set,
+#                     the variant's test modules are appended)
 #   --append "ARGS"   extra kernel parameters (may be repeated)
 #   --smp N           vCPUs (default 2; 4 for the kunit job)
 #   --mem MB          guest memory (default 2048; 5120 with KUnit)
@@ -116,8 +117,24 @@ if [ $hostroot -eq 1 ]; then
 	cmdline="$cmdline init=$UC_ROOT/tools/testing/unmapped_cache/guest/init"
 	cmdline="$cmdline uc.dir=$UC_ROOT/tools/testing/unmapped_cache/guest uc.bin=$UC_GUEST/bin"
 else
-	[ -f "$UC_GUEST/initramfs.cpio.gz" ] || uc_die "no initramfs: run devtools/mkinitramfs.sh"
-	qemu+=(-initrd "$UC_GUEST/initramfs.cpio.gz")
+	initrd=$UC_GUEST/initramfs.cpio.gz
+	[ -f "$initrd" ] || uc_die "no initramfs: run devtools/mkinitramfs.sh"
+	# The debug and RT kernels have no 9p (their configuration fragments):
+	# their test modules, built after the initramfs, go in a second
+	# archive appended to it, as /uc/modules-VARIANT (the kernel unpacks
+	# concatenated archives in order).
+	mods=$UC_GUEST/modules${UC_VARIANT:+-$UC_VARIANT}
+	if [ -n "$UC_VARIANT" ] && [ -d "$mods" ]; then
+		extra=$(mktemp -d "$UC_CACHE/initrd.XXXXXX")
+		mkdir -p "$extra/uc/modules-$UC_VARIANT"
+		cp "$mods"/*.ko "$extra/uc/modules-$UC_VARIANT/" ||
+			{ rm -rf "$extra"; uc_die "no modules in $mods: run devtools/build-modules.sh"; }
+		{ cat "$initrd"; (cd "$extra" && find . | cpio -o -H newc --quiet | gzip -1); } \
+			> "$UC_GUEST/initramfs-$UC_VARIANT.cpio.gz"
+		rm -rf "$extra"
+		initrd=$UC_GUEST/initramfs-$UC_VARIANT.cpio.gz
+	fi
+	qemu+=(-initrd "$initrd")
 fi
 cmdline="$cmdline$append"
 

@@ -779,6 +779,9 @@ static void uc_test_expect_mappings(struct kunit *test, struct uc_test_pop *pop,
 	unsigned long bad_dm = 0, bad_prot = 0, bad_size = 0, checked = 0;
 	bool want_w = perm == UNMAPPED_CACHE_RW;
 	bool want_x = perm == UNMAPPED_CACHE_ROX;
+	/* RO blocks are mapped page by page (arena.c). */
+	unsigned long want_size = perm == UNMAPPED_CACHE_RO ? PAGE_SIZE :
+			UNMAPPED_CACHE_BLOCK_SIZE;
 	struct unmapped_cache_entry e;
 	unsigned int i;
 	size_t off;
@@ -793,7 +796,7 @@ static void uc_test_expect_mappings(struct kunit *test, struct uc_test_pop *pop,
 			if (!page) {
 				page = vmalloc_to_page(c->addr + off);
 				arch_unmapped_cache_lookup((unsigned long)c->addr + off, &e);
-				if (e.size != UNMAPPED_CACHE_BLOCK_SIZE)
+				if (e.size != want_size)
 					bad_size++;
 				if (!e.present || e.writable != want_w || e.exec != want_x)
 					bad_prot++;
@@ -807,7 +810,21 @@ static void uc_test_expect_mappings(struct kunit *test, struct uc_test_pop *pop,
 	KUNIT_EXPECT_EQ_MSG(test, bad_dm, 0,
 			    "pages with a present or split direct-map entry");
 	KUNIT_EXPECT_EQ_MSG(test, bad_prot, 0, "pages mapped with the wrong permission");
-	KUNIT_EXPECT_EQ_MSG(test, bad_size, 0, "pages not mapped by a 2M entry");
+	KUNIT_EXPECT_EQ_MSG(test, bad_size, 0, "pages not mapped by a 2M entry (4K for RO)");
+}
+
+/* Whether a page of [@addr, @addr + @size) has a present entry. */
+static bool uc_test_any_present(unsigned long addr, size_t size)
+{
+	struct unmapped_cache_entry e;
+	size_t off;
+
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		arch_unmapped_cache_lookup(addr + off, &e);
+		if (e.present)
+			return true;
+	}
+	return false;
 }
 
 static const enum unmapped_cache_perm uc_test_perms[] = {
@@ -834,7 +851,8 @@ static void arena_mixed_population(struct kunit *test)
 		*(const enum unmapped_cache_perm *)test->param_value;
 	u8 fresh = perm == UNMAPPED_CACHE_ROX ? ARCH_UNMAPPED_CACHE_TRAP_BYTE : 0;
 	struct unmapped_cache_dm_counts before, after;
-	unsigned long not_fresh = 0, not_scrubbed = 0, handed_out = 0;
+	unsigned long not_fresh = 0, not_scrubbed = 0, not_hidden = 0;
+	unsigned long handed_out = 0;
 	struct uc_arena_info info;
 	struct uc_verify verify;
 	struct uc_test_pop *pop;
@@ -885,8 +903,13 @@ static void arena_mixed_population(struct kunit *test)
 		if (perm == UNMAPPED_CACHE_ROX &&
 		    memchr_inv((void *)addr, ARCH_UNMAPPED_CACHE_TRAP_BYTE, size))
 			not_scrubbed++;
+		/* Freed read-only data has no present entry left. */
+		if (perm == UNMAPPED_CACHE_RO && uc_test_any_present(addr, size))
+			not_hidden++;
 	}
 	KUNIT_EXPECT_EQ(test, not_scrubbed, 0);
+	KUNIT_EXPECT_EQ_MSG(test, not_hidden, 0,
+			    "freed RO chunks still present in their mapping");
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 
 	/* Allocate the freed half again: it must come back clean. */

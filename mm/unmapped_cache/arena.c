@@ -12,10 +12,12 @@
  *
  * RO, ROX and RW arenas map each block into the module area (so that code
  * keeps the relocation reach of module text) with its final permission,
- * using one PMD for the whole block.  Their range tree works on those
- * virtual addresses.  A refill for a request larger than a block reserves
- * virtual space for a run of blocks and maps them side by side, so chunks
- * of several blocks are virtually, not physically, contiguous.  Each
+ * using one PMD for the whole block, except RO blocks, which are mapped a
+ * page at a time so that freed read-only memory can be made inaccessible
+ * (below).  Their range tree works on those virtual addresses.  A refill
+ * for a request larger than a block reserves virtual space for a run of
+ * blocks and maps them side by side, so chunks of several blocks are
+ * virtually, not physically, contiguous.  Each
  * reservation is a struct uc_vspace; it is freed when its last block
  * leaves the arena.
  *
@@ -31,6 +33,26 @@
  * freeing CPU sees (arch_unmapped_cache_clear_page()).  Single pages are
  * scrubbed the same way before they go into a magazine (cache.c).  So the
  * tree and the magazines hold only clean NONE, RO and ROX memory.
+ *
+ * Freed read-only memory faults
+ * -----------------------------
+ *
+ * Once an RO chunk or round is scrubbed, each of its page entries is
+ * replaced by a PAGE_NONE entry for the same page (uc_arena_ro_hide()), so
+ * that a stale pointer into an unloaded module's read-only data faults, as
+ * it does on freed vmalloc memory with the cache off, while
+ * vmalloc_to_page() and the cache's own lookups still find the page.
+ * Handing the memory out again puts the read-only entries back
+ * (uc_arena_reveal()), which needs no TLB flush: a CPU caches no
+ * translation of an entry that is not present.  The flush that takes the
+ * old translations out of every TLB is batched, as vfree() purges lazily
+ * freed areas: one for every UC_RO_HIDE_BATCH frees, and one at every
+ * drain and reap (uc_arena_ro_flush()).  Until then a CPU may
+ * still read a freed chunk through a translation it had cached: the same
+ * page, zeroed, read-only.  Freed text stays mapped, INT3-filled, in its
+ * 2M entry: a stale call or jump traps and a stale write faults, but a
+ * stale read finds the traps (the price of the 2M mapping, as with
+ * upstream's ROX cache).
  *
  * RW memory follows the page allocator instead: it is zeroed through its
  * own mapping when it is freed if init_on_free is on, and otherwise when
@@ -165,24 +187,85 @@ static unsigned long uc_random_floor(unsigned long start)
 			<< PAGE_SHIFT);
 }
 
-/* Map @block at @addr with the arena's permission, one PMD if possible. */
+/*
+ * Map @block at @addr with the arena's permission: one PMD if possible,
+ * page by page for RO (see "Freed read-only memory faults").
+ */
 static int uc_arena_map_block(struct uc_arena *arena, struct uc_block *block,
 			      unsigned long addr, struct page **pages)
 {
+	unsigned int shift = arena->perm == UNMAPPED_CACHE_RO ? PAGE_SHIFT :
+								PMD_SHIFT;
 	unsigned long i;
 	int err;
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++)
 		pages[i] = block->page + i;
 	err = vmap_pages_range_noflush(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE,
-				       uc_arena_prot(arena), pages,
-				       PMD_SHIFT);
+				       uc_arena_prot(arena), pages, shift);
 	if (err) {
 		vunmap_range_noflush(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
 		return err;
 	}
 	flush_cache_vmap(addr, addr + UNMAPPED_CACHE_BLOCK_SIZE);
 	return 0;
+}
+
+/* Frees of RO memory since the last flush of the module area's TLBs. */
+#define UC_RO_HIDE_BATCH	256
+static atomic_t uc_ro_hidden;
+
+static int uc_ro_set_pte(pte_t *pte, unsigned long addr, void *data)
+{
+	pgprot_t *prot = data;
+
+	set_pte_at(&init_mm, addr, pte, pfn_pte(pte_pfn(ptep_get(pte)), *prot));
+	return 0;
+}
+
+/* Give the page entries of [@addr, @addr + @size) of an RO arena @prot. */
+static void uc_arena_ro_protect(unsigned long addr, unsigned long size,
+				pgprot_t prot)
+{
+	WARN_ON_ONCE(apply_to_existing_page_range(&init_mm, addr, size,
+						  uc_ro_set_pte, &prot));
+}
+
+/**
+ * uc_arena_ro_flush() - Flush what uc_arena_ro_hide() left in the TLBs.
+ *
+ * Context: Process context, interrupts on.
+ */
+void uc_arena_ro_flush(void)
+{
+	if (atomic_xchg(&uc_ro_hidden, 0))
+		flush_tlb_kernel_range(UC_VSPACE_START, UC_VSPACE_END);
+}
+
+/* A freed, scrubbed RO chunk: no access until it is handed out again. */
+static void uc_arena_ro_hide(unsigned long addr, unsigned long size)
+{
+	uc_arena_ro_protect(addr, size, PAGE_NONE);
+	if (atomic_inc_return(&uc_ro_hidden) >= UC_RO_HIDE_BATCH)
+		uc_arena_ro_flush();
+}
+
+/**
+ * uc_arena_reveal() - Make memory being handed out accessible again.
+ * @arena: the arena.
+ * @addr:  a chunk or round taken from the tree or a magazine.
+ * @size:  its size.
+ *
+ * Only RO memory is ever hidden (uc_arena_ro_hide()); for the other
+ * arenas this does nothing.
+ *
+ * Context: Any context.
+ */
+void uc_arena_reveal(struct uc_arena *arena, unsigned long addr,
+		     unsigned long size)
+{
+	if (arena->perm == UNMAPPED_CACHE_RO)
+		uc_arena_ro_protect(addr, size, PAGE_KERNEL_RO);
 }
 
 static void uc_arena_unmap_block(struct uc_block *block)
@@ -749,8 +832,12 @@ unsigned long uc_arena_alloc(struct uc_arena *arena, unsigned long size,
 
 	for (tries = 0; tries < UC_POISON_TRIES; tries++) {
 		addr = uc_arena_carve(arena, size, align, owner, gfp);
-		if (!addr || !uc_arena_set_aside(arena, addr, size))
+		if (!addr)
+			return 0;
+		if (!uc_arena_set_aside(arena, addr, size)) {
+			uc_arena_reveal(arena, addr, size);
 			return addr;
+		}
 	}
 	return 0;
 }
@@ -809,12 +896,14 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 	uc_arena_check_refs(arena, addr, size);
 	if (!uc_arena_poisoned(arena, addr, size)) {
 		__uc_arena_scrub(arena, addr, size);
-		return;
+	} else {
+		/* A poisoned page is never written: around it, page by page. */
+		for (off = 0; off < size; off += PAGE_SIZE)
+			if (!uc_arena_poisoned(arena, addr + off, PAGE_SIZE))
+				__uc_arena_scrub(arena, addr + off, PAGE_SIZE);
 	}
-	/* A poisoned page is never written: around it, page by page. */
-	for (off = 0; off < size; off += PAGE_SIZE)
-		if (!uc_arena_poisoned(arena, addr + off, PAGE_SIZE))
-			__uc_arena_scrub(arena, addr + off, PAGE_SIZE);
+	if (arena->perm == UNMAPPED_CACHE_RO)
+		uc_arena_ro_hide(addr, size);
 }
 
 /**

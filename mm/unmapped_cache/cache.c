@@ -184,8 +184,10 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 
 	while ((addr = uc_mag_alloc(arena, cache))) {
 		/* A round poisoned while it sat in a magazine is set aside. */
-		if (!uc_poison_seen() || !uc_arena_set_aside(arena, addr, PAGE_SIZE))
+		if (!uc_poison_seen() || !uc_arena_set_aside(arena, addr, PAGE_SIZE)) {
+			uc_arena_reveal(arena, addr, PAGE_SIZE);
 			return addr;
+		}
 		uc_round_untag(uc_round_page(arena, addr), cache);
 	}
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);

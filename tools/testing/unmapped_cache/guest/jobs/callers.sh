@@ -11,9 +11,10 @@
 #   plainmod   lib/test_module (no ro_after_init data) loaded and unloaded
 #              50 times
 #   modtext    one load of uc_testmod_b: the level of its text mappings
-#   kprobes    1000 kprobes (optimised where possible) and 16 ftrace ops
+#   kprobes    1000 kprobes (uc.kprobes=; optimised where possible) and 16 ftrace ops
 #              with trampolines, registered, hit and unregistered
-#   stale      a pointer kept into an unloaded module's data faults
+#   stale      a pointer kept into an unloaded module's data and rodata faults
+#              (its text, in a 2M mapping, reads back as INT3)
 #   kcore      /proc/kcore read (direct map, text, module area) while a
 #              test module and 256 secret pages are live; the secret
 #              pattern must not appear, a control pattern in ordinary
@@ -44,6 +45,8 @@ mods=${UC_MODS:-${UC_BIN%/bin}/modules}
 # make check lowers) and of lib/test_module (uc.plain_loops=).
 loops=${UC_MODULE_LOOPS:-$(uc_arg uc.module_loops 50)}
 plain_loops=${UC_PLAIN_LOOPS:-$(uc_arg uc.plain_loops 50)}
+# kprobes registered by the kprobes workload (uc.kprobes=, at most 1024).
+nr_kprobes=$(uc_arg uc.kprobes 1000)
 secret_pages=${UC_SECRET_PAGES:-2048}
 echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
      "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
@@ -111,7 +114,7 @@ modtext() {
 }
 
 kprobes() {
-	insmod "$mods/uc_kprobes.ko" || return 1
+	insmod "$mods/uc_kprobes.ko" nr_kprobes="$nr_kprobes" || return 1
 	dmesg | grep -a 'UC-KPROBES' | tail -1
 	rmmod uc_kprobes
 }
@@ -143,19 +146,22 @@ stale() {
 	fi
 	peek=/sys/kernel/debug/uc_testmod_a/peek
 	data=$(cat /sys/module/uc_testmod_c/sections/.data)
+	rodata=$(cat /sys/module/uc_testmod_c/sections/.rodata)
 	text=$(cat /sys/module/uc_testmod_c/sections/.text)
 	echo "$data" > $peek; d0=$(cat $peek)
+	echo "$rodata" > $peek; r0=$(cat $peek)
 	echo "$text" > $peek; t0=$(cat $peek)
 	rmmod uc_testmod_c
 	insmod "$mods/uc_testmod_b.ko" && rmmod uc_testmod_b
 	[ -w /sys/kernel/debug/unmapped_cache/drain ] &&
 		echo 1 > /sys/kernel/debug/unmapped_cache/drain
 	echo "$data" > $peek; d1=$(cat $peek)
+	echo "$rodata" > $peek; r1=$(cat $peek)
 	echo "$text" > $peek; t1=$(cat $peek)
 	rmmod uc_testmod_a
-	echo "UC-STALE data_before='$d0' data_after='$d1' text_before='$t0' text_after='$t1'"
-	case "$d0" in ok*) ;; *) return 1 ;; esac
-	case "$d1" in fault*) ;; *) return 1 ;; esac
+	echo "UC-STALE data_before='$d0' data_after='$d1' rodata_before='$r0' rodata_after='$r1' text_before='$t0' text_after='$t1'"
+	case "$d0$r0" in ok*ok*) ;; *) return 1 ;; esac
+	case "$d1$r1" in fault*fault*) ;; *) return 1 ;; esac
 }
 
 # The kernel's own tests of the converted users.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The debug kernel's job (KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST,
-# DEBUG_WX; needs --hostroot, and --kunit for the suites, which
-# run at boot before it).  It runs the callers' workloads at a reduced size
+# DEBUG_WX; runs from the initramfs, its modules appended to it by
+# qemu-run.sh; needs --kunit for the suites, which run at boot before it).  It runs the callers' workloads at a reduced size
 # with the modules built for this kernel (each workload is followed by the
 # UC-VERIFY check of every block), then asks kmemleak for a scan and the
 # kernel for a W^X check of its page tables.  The host fails the run on any

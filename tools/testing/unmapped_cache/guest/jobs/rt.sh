@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# The RT kernel's job (PREEMPT_RT, lockdep, KCSAN; needs --hostroot, and
-# --kunit for the suites,
-# which run at boot before it; make check boots it with a thread per vCPU,
-# so that the vCPUs really run at the same time).  It first loads uc_race,
+# The RT kernel's job (PREEMPT_RT, lockdep, KCSAN; runs from the
+# initramfs, its modules appended to it by qemu-run.sh; needs --kunit for
+# the suites, which run at boot before it; make check boots it with a
+# thread per vCPU, so that the vCPUs really run at the same time).  It first loads uc_race,
 # the positive control: a planted data race that KCSAN must report (the
 # host requires the report).  Then it runs the callers' workloads at a
 # reduced size with the modules built for this kernel, so that the
