@@ -838,8 +838,8 @@ sec_callers() {
 
 sec_soak() {
 	# Everything at once on 4 vCPUs with a memory hog and forced drains,
-	# for 60 s (the guest's clock) to keep make check inside its budget.
-	local soak_s=60
+	# for 40 s (the guest's clock) to keep make check inside its budget.
+	local soak_s=40
 	log=$UC_GUEST/logs/soak.log
 	guest "soak" "$log" --timeout 900 --smp 4 --hostroot --append uc.soak=$soak_s soak
 	soak=$(grep -ao 'UC-SOAK seconds=.*' "$log" | tr -d '\r')

@@ -5,7 +5,7 @@
 # it and what must go red:
 #
 #   # mutant: one line saying what it breaks
-#   # run: harness | kunit
+#   # run: harness | kunit | debug (make check of the debug kernel only)
 #   # expect: a string the run's output must contain (e.g. a FAIL line)
 #
 # Each mutant is applied to a fresh copy of the repository (git worktree
@@ -51,6 +51,10 @@ for name in "${names[@]}"; do
 			UC_CACHE=$state/cache make run) > "$log" 2>&1 ;;
 	kunit)
 		(cd "$work/tree" && UC_CACHE=$state/cache make kunit) > "$log" 2>&1 ;;
+	debug)
+		# The debug kernel's KUnit boot and job (lockdep, KASAN).
+		(cd "$work/tree" && UC_CACHE=$state/cache UC_CHECK_ONLY=debug make check) \
+			> "$log" 2>&1 ;;
 	*)	uc_die "$name: unknown run '$run'" ;;
 	esac
 	rc=$?

@@ -26,6 +26,7 @@
 
 #include <kunit/test.h>
 #include <linux/fault-inject.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmzone.h>
@@ -42,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringhash.h>
+#include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
@@ -1160,6 +1162,218 @@ static void arena_retired_block_waits_for_extra_reference(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held);
 }
 
+struct uc_test_remote_read {
+	unsigned long addr;
+	long err;
+	u64 val;
+};
+
+static void uc_test_remote_read_fn(void *data)
+{
+	struct uc_test_remote_read *pk = data;
+
+	pk->err = copy_from_kernel_nofault(&pk->val, (const void *)pk->addr,
+					   sizeof(pk->val));
+}
+
+/*
+ * A block that leaves an arena is unmapped and flushed from every CPU's TLB
+ * (uc_arena_unmap_block()): another CPU that read the block just before,
+ * and may still hold its translation, faults on it afterwards.  A page of
+ * the block keeps an extra reference, so that the block waits out of the
+ * arena instead of going back to the direct map, whose restore would
+ * flush every TLB anyway and hide a missing flush.  The first read on the
+ * other CPU is the control (it sees the value written).
+ */
+static void arena_unmap_flushes_other_cpus(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct uc_test_remote_read pk = { }, first;
+	struct unmapped_cache_entry e;
+	struct page *page;
+	unsigned int other;
+	long deferred;
+	u64 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	/* Nothing free left anywhere: the shrink below releases only this. */
+	uc_drain();
+	deferred = uc_blocks_deferred();
+	p = unmapped_cache_alloc(cache, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	*p = 0x5a5a5a5a5a5a5a5aULL;
+	pk.addr = (unsigned long)p;
+	page = vmalloc_to_page(p);
+	if (page)
+		get_page(page);
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	smp_call_function_single(other, uc_test_remote_read_fn, &pk, 1);
+	first = pk;
+	unmapped_cache_free(cache, p, 2 * PAGE_SIZE);
+	uc_arena_shrink(arena, 0, ULONG_MAX, false);
+	arch_unmapped_cache_lookup(pk.addr, &e);
+	pk.err = 0;
+	pk.val = 0;
+	smp_call_function_single(other, uc_test_remote_read_fn, &pk, 1);
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_put_action,
+							page), 0);
+
+	KUNIT_EXPECT_EQ(test, first.err, 0);
+	KUNIT_EXPECT_EQ(test, first.val, 0x5a5a5a5a5a5a5a5aULL);
+	KUNIT_EXPECT_FALSE_MSG(test, e.present, "the block is still mapped");
+	KUNIT_EXPECT_EQ(test, uc_blocks_deferred(), deferred + 1);
+	KUNIT_EXPECT_NE_MSG(test, pk.err, 0,
+			    "CPU %u still read the unmapped block", other);
+
+	kunit_release_action(test, uc_test_put_action, page);
+	uc_blocks_retry();
+	KUNIT_EXPECT_EQ(test, uc_blocks_deferred(), deferred);
+}
+
+/*
+ * GFP_ATOMIC and GFP_NOWAIT use only the space an arena has: no refill
+ * (which sleeps) and NULL when no free range is large enough, even with
+ * interrupts off; the same request with GFP_KERNEL refills (the control).
+ */
+static void arena_atomic_alloc_does_not_refill(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	static const gfp_t flags[] = { GFP_ATOMIC, GFP_NOWAIT };
+	struct uc_arena_info info;
+	unsigned long irqs = 0;
+	long refills;
+	size_t size;
+	void *p;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	/* No free block left: a free range is at most what live chunks leave. */
+	uc_drain();
+	uc_arena_info(arena, &info);
+	size = PAGE_ALIGN(info.largest_free) + UNMAPPED_CACHE_BLOCK_SIZE;
+	KUNIT_ASSERT_LE(test, size, UNMAPPED_CACHE_MAX_CHUNK);
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		refills = atomic_long_read(&arena->stats[UC_ARENA_REFILLS]);
+		/* PREEMPT_RT: arena->lock sleeps, callers are never atomic. */
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			local_irq_save(irqs);
+		p = unmapped_cache_alloc(cache, size, flags[i]);
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			local_irq_restore(irqs);
+		KUNIT_EXPECT_NULL(test, p);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&arena->stats[UC_ARENA_REFILLS]),
+				refills);
+		if (p)
+			unmapped_cache_free(cache, p, size);
+	}
+
+	refills = atomic_long_read(&arena->stats[UC_ARENA_REFILLS]);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&arena->stats[UC_ARENA_REFILLS]),
+			refills);
+	if (p)
+		unmapped_cache_free(cache, p, size);
+}
+
+struct uc_test_irq_call {
+	struct irq_work work;
+	struct timer_list timer;
+	struct unmapped_cache *cache;
+	struct completion done;
+	bool ok, in_irq;
+};
+
+static void uc_test_irq_call(struct uc_test_irq_call *c, bool in_irq)
+{
+	void *p = unmapped_cache_alloc(c->cache, PAGE_SIZE, GFP_ATOMIC);
+
+	c->in_irq = in_irq;
+	c->ok = !!p;
+	unmapped_cache_free(c->cache, p, PAGE_SIZE);
+}
+
+static void uc_test_hardirq_fn(struct irq_work *work)
+{
+	struct uc_test_irq_call *c = container_of(work, struct uc_test_irq_call,
+						  work);
+
+	uc_test_irq_call(c, in_hardirq());
+}
+
+static void uc_test_softirq_fn(struct timer_list *timer)
+{
+	struct uc_test_irq_call *c = container_of(timer, struct uc_test_irq_call,
+						  timer);
+
+	uc_test_irq_call(c, in_serving_softirq() || IS_ENABLED(CONFIG_PREEMPT_RT));
+	complete(&c->done);
+}
+
+/*
+ * The API allows RW allocations and frees from interrupts: a single page
+ * from a hard interrupt (irq_work) and from a softirq (a timer), on a CPU
+ * whose magazines also serve process context, as the magazines' irq-safe
+ * local lock allows (lockdep, in the debug and RT kernels, checks that
+ * the lock is taken so).
+ */
+static void mag_alloc_and_free_in_interrupts(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_test_irq_call *c;
+	int cpu, round;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->cache = cache;
+	c->work = IRQ_WORK_INIT_HARD(uc_test_hardirq_fn);
+	timer_setup(&c->timer, uc_test_softirq_fn, 0);
+
+	/*
+	 * With PREEMPT_RT the magazines' local lock is a sleeping lock, and
+	 * nothing that takes one (kmalloc() included) may run in a hard
+	 * interrupt: only the softirq round.
+	 */
+	for (round = IS_ENABLED(CONFIG_PREEMPT_RT); round < 2; round++) {
+		migrate_disable();
+		cpu = smp_processor_id();
+		/* Process context first: a round in this CPU's magazine. */
+		p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+		unmapped_cache_free(cache, p, PAGE_SIZE);
+		KUNIT_EXPECT_NOT_NULL(test, p);
+
+		c->ok = false;
+		c->in_irq = false;
+		if (round == 0) {
+			irq_work_queue(&c->work);
+			irq_work_sync(&c->work);
+		} else {
+			init_completion(&c->done);
+			c->timer.expires = jiffies;
+			add_timer_on(&c->timer, cpu);
+			wait_for_completion(&c->done);
+		}
+		migrate_enable();
+		KUNIT_EXPECT_TRUE_MSG(test, c->in_irq, "%s: not in interrupt context",
+				      round ? "softirq" : "hardirq");
+		KUNIT_EXPECT_TRUE_MSG(test, c->ok, "%s: GFP_ATOMIC allocation failed",
+				      round ? "softirq" : "hardirq");
+	}
+	del_timer_sync(&c->timer);
+}
+
 /*
  * A mapped arena reserves module-area space UC_VSPACE_SLOTS blocks at a
  * time, with vmalloc's guard page after it (no VM_NO_GUARD), and maps
@@ -1220,6 +1434,8 @@ static struct kunit_case uc_arena_test_cases[] = {
 	KUNIT_CASE(arena_shrink_returns_free_blocks),
 	KUNIT_CASE(arena_retired_block_waits_for_extra_reference),
 	KUNIT_CASE(arena_vspace_has_slots_and_a_guard_page),
+	KUNIT_CASE(arena_unmap_flushes_other_cpus),
+	KUNIT_CASE(arena_atomic_alloc_does_not_refill),
 	{}
 };
 
@@ -2053,6 +2269,7 @@ static struct kunit_case uc_mag_test_cases[] = {
 	KUNIT_CASE(mag_rw_zeroed_on_request),
 	KUNIT_CASE(mag_reap_gives_back_only_idle_blocks),
 	KUNIT_CASE(mag_drain_asks_only_cpus_with_rounds),
+	KUNIT_CASE(mag_alloc_and_free_in_interrupts),
 	KUNIT_CASE_SLOW(mag_stress_all_cpus),
 	KUNIT_CASE_SLOW(mag_stress_with_drain_shrink_reap_hotplug),
 	{}

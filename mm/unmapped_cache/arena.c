@@ -46,10 +46,11 @@
  * (uc_arena_reveal()), which needs no TLB flush: a CPU caches no
  * translation of an entry that is not present.  The flush that takes the
  * old translations out of every TLB is batched, as vfree() purges lazily
- * freed areas: one for every UC_RO_HIDE_BATCH frees, and one at every
- * drain and reap (uc_arena_ro_flush()).  Until then a CPU may
- * still read a freed chunk through a translation it had cached: the same
- * page, zeroed, read-only.  Freed text stays mapped, INT3-filled, in its
+ * freed areas: the next batch flush of execmem's mappings takes them along
+ * (vmap.c: a module's data is freed with its rodata), and so do the
+ * drains and the reaper; at the latest, every UC_RO_HIDE_BATCH frees.
+ * Until then a CPU may still read a freed chunk through a translation it
+ * had cached: the same page, zeroed, read-only.  Freed text stays mapped, INT3-filled, in its
  * 2M entry: a stale call or jump traps and a stale write faults, but a
  * stale read finds the traps (the price of the 2M mapping, as with
  * upstream's ROX cache).
@@ -232,22 +233,25 @@ static void uc_arena_ro_protect(unsigned long addr, unsigned long size,
 }
 
 /**
- * uc_arena_ro_flush() - Flush what uc_arena_ro_hide() left in the TLBs.
+ * uc_arena_ro_take_hidden() - Take over the flush freed RO chunks wait for.
  *
- * Context: Process context, interrupts on.
+ * For uc_vmap_purge(), whose flush of every CPU's TLB then covers them.
+ *
+ * Return: true if some RO chunk was hidden since the last flush: the
+ * caller must flush the whole kernel range now.
  */
-void uc_arena_ro_flush(void)
+bool uc_arena_ro_take_hidden(void)
 {
-	if (atomic_xchg(&uc_ro_hidden, 0))
-		flush_tlb_kernel_range(UC_VSPACE_START, UC_VSPACE_END);
+	return atomic_xchg(&uc_ro_hidden, 0);
 }
 
 /* A freed, scrubbed RO chunk: no access until it is handed out again. */
 static void uc_arena_ro_hide(unsigned long addr, unsigned long size)
 {
 	uc_arena_ro_protect(addr, size, PAGE_NONE);
-	if (atomic_inc_return(&uc_ro_hidden) >= UC_RO_HIDE_BATCH)
-		uc_arena_ro_flush();
+	if (atomic_inc_return(&uc_ro_hidden) >= UC_RO_HIDE_BATCH &&
+	    uc_arena_ro_take_hidden())
+		flush_tlb_kernel_range(UC_VSPACE_START, UC_VSPACE_END);
 }
 
 /**

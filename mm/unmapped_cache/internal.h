@@ -436,7 +436,7 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 		    unsigned long size);
 void uc_arena_reveal(struct uc_arena *arena, unsigned long addr,
 		     unsigned long size);
-void uc_arena_ro_flush(void);
+bool uc_arena_ro_take_hidden(void);
 bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra);
 bool uc_page_claim(struct uc_arena *arena, struct page *page);
 void uc_arena_settle(struct uc_arena *arena, struct page *page);

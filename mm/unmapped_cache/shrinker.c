@@ -133,7 +133,6 @@ unsigned long uc_drain(void)
 	unsigned long blocks;
 
 	uc_vmap_purge();
-	uc_arena_ro_flush();
 	uc_mag_drain();
 	blocks = uc_shrink_all(NUMA_NO_NODE, 0, ULONG_MAX, false);
 	/* Blocks whose release waits for a page: those free by now go too. */
@@ -217,7 +216,6 @@ unsigned long uc_reap(void)
 static void uc_reap_fn(struct work_struct *work)
 {
 	uc_vmap_purge();
-	uc_arena_ro_flush();
 	uc_reap();
 	/* Nothing held: the next block in arms it again. */
 	if (uc_blocks_held() > 0)

@@ -88,12 +88,15 @@ static void uc_vmap_flush(unsigned long start, unsigned long end)
 	struct uc_vmap *vm, *next;
 	unsigned long addr;
 	LIST_HEAD(list);
+	bool ro;
 
 	spin_lock(&uc_vmap_defer_lock);
 	list_splice_init(&uc_vmap_deferred, &list);
 	uc_vmap_nr_deferred = 0;
 	spin_unlock(&uc_vmap_defer_lock);
-	if (list_empty(&list) && start >= end)
+	/* Freed RO chunks waiting for a flush go with this one (arena.c). */
+	ro = uc_arena_ro_take_hidden();
+	if (list_empty(&list) && start >= end && !ro)
 		return;
 
 	list_for_each_entry(vm, &list, node) {
@@ -101,7 +104,10 @@ static void uc_vmap_flush(unsigned long start, unsigned long end)
 		start = min(start, addr);
 		end = max(end, addr + ((unsigned long)vm->nr_pages << PAGE_SHIFT));
 	}
-	flush_tlb_kernel_range(start, end);
+	if (ro)
+		flush_tlb_all();
+	else
+		flush_tlb_kernel_range(start, end);
 	list_for_each_entry_safe(vm, next, &list, node) {
 		free_vm_area(vm->area);
 		atomic_long_sub(vm->nr_pages, &uc_vmap_pages);
