@@ -21,7 +21,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy memcg refill hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -394,6 +394,49 @@ sec_memcg() {
 			esac
 		done
 		splat_scan "guest: memcg job, cache $mode" "$log"
+	done
+}
+
+sec_refill() {
+	# Refills with free memory scattered and no free order-9 page left
+	# (jobs/refill.sh), stock and cached: with the cache on, the callers
+	# that needed a block (a secretmem fault, a module load,
+	# register_kprobe()) did not compact for it in their own context but
+	# left it to the arena's worker, which did; the control is the same
+	# tracepoint catching a task that compacts for blocks itself.  The
+	# longest fault and register_kprobe() are figures, off | on.
+	local mode line ctl
+	for mode in off on; do
+		log=$UC_GUEST/logs/refill-$mode.log
+		args=()
+		[ $mode = off ] && args=(--append unmapped_cache=off)
+		guest "refill job, cache $mode" "$log" --timeout 900 "${args[@]}" refill
+		line=$(grep -a "^UC-REFILL cache=$mode " "$log" | tr -d '\r' | head -1)
+		unset "${!rf_@}"
+		eval "$(printf '%s\n' "${line#UC-REFILL }" | tr ' ' '\n' |
+			sed -n 's/^\([a-z_0-9]*\)=+\{0,1\}\([0-9]*\)$/rf_\1=\2/p')"
+		if [ $mode = off ]; then
+			case "$line" in
+			*" secret_max_ns="[0-9]*" kprobe_reg_max_us="[0-9]*" kprobes=64 "*)
+				[ $job_rc -eq 0 ] &&
+				pass "guest: refill, cache off: 1024 secret pages faulted and 64 kprobes registered with memory scattered (${line#UC-REFILL })" ||
+				fail "guest: refill, cache off: job status $job_rc (${line#UC-REFILL }, log: $log)" ;;
+			*)	fail "guest: refill, cache off: ${line:-no UC-REFILL line} (status $job_rc, log: $log)" ;;
+			esac
+			refill_off="secret fault max ${rf_secret_max_ns:-?} ns, register_kprobe max ${rf_kprobe_reg_max_us:-?} us"
+		else
+			ctl=$(grep -a "^UC-REFILL-CONTROL " "$log" | tr -d '\r' | head -1)
+			local ctl_n=$(printf '%s\n' "$ctl" | sed -n 's/.*exercise_compactions=\([0-9]*\).*/\1/p')
+			if [ $job_rc -eq 0 ] && [ "${rf_kprobes:-0}" -eq 64 ] &&
+			   [ "${rf_caller_compactions:-x}" = 0 ] && [ "${rf_deferred:-0}" -ge 1 ] &&
+			   [ "${rf_worker_refills:-0}" -ge 1 ] && [ "${ctl_n:-0}" -ge 1 ]; then
+				pass "guest: refill, cache on: no caller compacted for a block, the worker did (${line#UC-REFILL }; control: ${ctl#UC-REFILL-CONTROL })"
+			else
+				fail "guest: refill, cache on: a caller compacted, or nothing was left to the worker, or the control saw nothing: ${line:-no UC-REFILL line}; ${ctl:-no control line} (status $job_rc, log: $log)"
+			fi
+			echo "    figures, refill under scattered memory (TCG; one run each): cache off: $refill_off; cache on: secret fault max ${rf_secret_max_ns:-?} ns, register_kprobe max ${rf_kprobe_reg_max_us:-?} us"
+		fi
+		splat_scan "guest: refill job, cache $mode" "$log"
 	done
 }
 
@@ -933,7 +976,7 @@ lane() {
 	done > "$UC_CACHE/logs/lane-$name.out"
 }
 uc_log "guest jobs: the main kernel's, and the debug and RT kernels' once built (two lanes)"
-lane main kunit blocks pressure secrecy memcg hwpoison kaslr numa hibernate bpftools callers soak &
+lane main kunit blocks pressure secrecy memcg refill hwpoison kaslr numa hibernate bpftools callers soak &
 lane_main=$!
 lane variants debug rt &
 lane_variants=$!

@@ -344,6 +344,66 @@ def footprint_rows(runs):
     return rows
 
 
+FRAG_HEAD = ["memory", "mixed pageblocks off | on", "pageblocks",
+             "THP MiB of the 40 % probe off | on", "THP fallbacks off | on",
+             "compaction stalls off | on"]
+
+
+def read_frag(path):
+    """The UC-FRAG-PROBE line of a log as a dict (None without one)."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            i = line.find("UC-FRAG-PROBE ")
+            if i < 0:
+                continue
+            out = {}
+            for w in line[i + len("UC-FRAG-PROBE "):].split():
+                k, _, v = w.partition("=")
+                v = v.lstrip("+")
+                out[k] = int(v) if re.match(r"^\d+$", v) else v
+            return out
+    return None
+
+
+def frag_rows(runs):
+    """After the workloads, off | on: mixed pageblocks and the THP probe."""
+    rows = []
+    for mem in ("fresh", "scattered"):
+        a = read_frag(runs[(mem, "off")][2]) if (mem, "off") in runs else None
+        b = read_frag(runs[(mem, "on")][2]) if (mem, "on") in runs else None
+        if not a and not b:
+            continue
+        a, b = a or {}, b or {}
+
+        def pair(k):
+            return "%s | %s" % (a.get(k, "-"), b.get(k, "-"))
+        rows.append([mem, pair("mixed"), str(a.get("pageblocks", b.get("pageblocks", "-"))),
+                     "%s | %s of %s" % (a.get("thp_mib", "-"), b.get("thp_mib", "-"),
+                                        a.get("thp_asked_mib", b.get("thp_asked_mib", "-"))),
+                     pair("thp_fallback"), pair("compact_stall")])
+    return rows
+
+
+def frag_notes(rows):
+    """Where the cache does worse than stock, said so (issue #27 item 3)."""
+    out = []
+    for r in rows:
+        mem = r[0]
+        try:
+            m_off, m_on = (int(x) for x in r[1].split(" | "))
+            t_off, t_on = (int(x) for x in r[3].split(" of ")[0].split(" | "))
+        except ValueError:
+            out.append("- %s: a figure is missing." % mem)
+            continue
+        out.append("- %s: mixed pageblocks %s (on %s off: %d | %d); huge pages "
+                   "%s (on %s off: %d | %d MiB)." % (
+                       mem, "goal met" if m_on <= m_off else "GOAL MISSED",
+                       "<=" if m_on <= m_off else ">", m_off, m_on,
+                       "goal met" if t_on >= t_off else "GOAL MISSED",
+                       ">=" if t_on >= t_off else "<", t_off, t_on))
+    return out
+
+
 def block(name, lines):
     return ["<!-- figures:%s -->" % name] + lines + ["<!-- /figures:%s -->" % name]
 
@@ -436,6 +496,25 @@ def main():
              "(`nr_unmapped_cache_*`) after each workload and after the "
              "final drain. Goal: blocks held at most the blocks the live "
              "pages need plus one per arena with live pages."])
+        md += [""]
+    grows = frag_rows(runs)
+    if grows:
+        print("\n== fragmentation after the workloads: off | on ==")
+        print("\n".join("  ".join(r) for r in [FRAG_HEAD] + grows))
+        md += ["## Fragmentation after the workloads", ""]
+        md += block("frag", [
+            "| " + " | ".join(FRAG_HEAD) + " |", "|" + "---|" * len(FRAG_HEAD)] +
+            ["| " + " | ".join(r) + " |" for r in grows] +
+            ["", "From the UC-FRAG-PROBE lines (jobs/callers.sh, booted with "
+             "`page_owner=on uc.frag=1`), taken after the workloads, before "
+             "the final drain, with the scattering process still holding its "
+             "pages in the scattered runs: mixed pageblocks are those "
+             "`/proc/pagetypeinfo` counts as holding an allocated page of "
+             "another migratetype than the pageblock's; the THP probe maps 40 % "
+             "of MemAvailable with `MADV_HUGEPAGE` (defrag `madvise`, so it "
+             "compacts) and touches it, and reports its `AnonHugePages`. "
+             "Goals (issue #27): mixed pageblocks on <= off, huge pages on >= off."] +
+            [""] + frag_notes(grows))
         md += [""]
     err = plot(runs, os.path.join(outdir, "timeline.png"))
     md += ["![DirectMap4k and level-2 splits along the workloads]"

@@ -34,7 +34,9 @@ for mem in fresh scattered; do
 		n=$((n + 1))
 		log=$UC_GUEST/logs/run-$mem-$mode.log
 		# uc.sample=1: the UC-TS samples the timeline is drawn from.
-		args=(--log "$log" --append uc.sample=1)
+		# uc.frag=1 with page_owner=on: the fragmentation probe after the
+		# workloads (mixed pageblocks, huge pages a mapping still gets).
+		args=(--log "$log" --append uc.sample=1 --append uc.frag=1 --append page_owner=on)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		[ $mem = scattered ] && args+=(--append uc.scatter=1)
 		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: BPF, secretmem, modules, kprobes, kcore, selftests (~9 min under TCG; $(( ($(date +%s) - start) / 60 )) min so far)"

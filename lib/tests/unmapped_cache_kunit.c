@@ -3390,9 +3390,79 @@ static void faults_magazine_alloc_fails_cleanly(struct kunit *test)
 	uc_expect_blocks_balanced(test);
 }
 
+/*
+ * No free order-9 page (fail_unmapped_cache_no_free_block): a GFP_KERNEL
+ * caller does not compact for a block itself but fails, and the arena's
+ * worker compacts for it and adds the block, which the next caller takes
+ * without any refill; a caller that passes __GFP_RETRY_MAYFAIL compacts
+ * itself.
+ */
+static void faults_refill_left_to_worker(struct kunit *test)
+{
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct fault_attr *attr = &fail_unmapped_cache_no_free_block;
+	const size_t size = UNMAPPED_CACHE_BLOCK_SIZE;
+	long deferred, worker, compacted;
+	unsigned long blocks;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	/* The reaper must not give the worker's block back meanwhile. */
+	uc_reap_hold();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_unhold_action,
+							NULL), 0);
+	flush_work(&arena->refill_work);
+	uc_drain();
+	deferred = uc_arena_stat(arena, UC_ARENA_REFILLS_DEFERRED);
+	worker = uc_arena_stat(arena, UC_ARENA_WORKER_REFILLS);
+	compacted = uc_block_stat(UC_BLOCK_COMPACTED);
+	blocks = READ_ONCE(arena->nr_blocks);
+
+	/* Fails the caller's look for a free block, then the worker's. */
+	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, attr), 0);
+	atomic_set(&attr->times, 2);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	if (p)
+		unmapped_cache_free(cache, p, size);
+	KUNIT_EXPECT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_REFILLS_DEFERRED),
+			deferred + 1);
+	flush_work(&arena->refill_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&attr->times), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_WORKER_REFILLS),
+			worker + 1);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_COMPACTED), compacted + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(arena->nr_blocks), blocks + 1);
+
+	/* The next caller finds the worker's block: no refill allowed. */
+	p = unmapped_cache_alloc(cache, size, GFP_NOWAIT);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	if (p)
+		unmapped_cache_free(cache, p, size);
+	uc_drain();
+
+	/* A caller that asks for compaction compacts itself. */
+	KUNIT_ASSERT_EQ(test, uc_fault_arm(test, attr), 0);
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	if (p)
+		unmapped_cache_free(cache, p, size);
+	KUNIT_EXPECT_EQ(test, uc_block_stat(UC_BLOCK_COMPACTED), compacted + 2);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_REFILLS_DEFERRED),
+			deferred + 1);
+	uc_fault_disarm(attr);
+	flush_work(&arena->refill_work);
+	uc_drain();
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
+	uc_expect_blocks_balanced(test);
+}
+
 static struct kunit_case uc_faults_test_cases[] = {
 	KUNIT_CASE_PARAM(faults_refill_fails_cleanly, uc_fault_rows_gen_params),
 	KUNIT_CASE(faults_magazine_alloc_fails_cleanly),
+	KUNIT_CASE(faults_refill_left_to_worker),
 	{}
 };
 #else

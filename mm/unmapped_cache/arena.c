@@ -63,6 +63,22 @@
  * leaving the zeroing to it, and the single-page pair then costs no more
  * than the page allocator's.
  *
+ * Refills
+ * -------
+ *
+ * A caller whose chunk does not fit in the tree refills the arena itself,
+ * but only with free order-9 pages: the page allocator's slow path (direct
+ * reclaim and compaction) would otherwise run under grow_lock from a
+ * secretmem page fault, a module load, or register_kprobe() with text_mutex
+ * and cpus_read_lock held.  When no free order-9 page is there, the caller
+ * takes its stock path this once, and the refill is left to the arena's
+ * worker (uc_arena_refill_fn(), on system_unbound_wq, as kcompactd works
+ * beside the allocations that woke it): it takes the blocks with
+ * reclaim and compaction allowed, holding no lock of the cache or of a
+ * caller while the page allocator works, and adds them under grow_lock, so
+ * that the next caller finds the space.  A caller that passes
+ * __GFP_RETRY_MAYFAIL asks for the slow path itself and gets it.
+ *
  * Locking
  * -------
  *
@@ -112,6 +128,9 @@ const char *const uc_arena_stat_names[] = {
 	[UC_ARENA_POISON_SET_ASIDE] = "pages set aside for hardware poison",
 	[UC_ARENA_SETTLED]	= "pages put aside until their references went",
 	[UC_ARENA_STRAY_PUTS]	= "stray page puts repaired",
+	[UC_ARENA_REFILLS_DEFERRED] = "refills left to the worker",
+	[UC_ARENA_WORKER_REFILLS] = "refills by the worker",
+	[UC_ARENA_WORKER_FAILED] = "refills by the worker failed",
 };
 
 static_assert(ARRAY_SIZE(uc_arena_stat_names) == UC_ARENA_STAT_COUNT);
@@ -418,15 +437,30 @@ static void uc_arena_unwind(struct list_head *added)
 	}
 }
 
-/* Take one block for @arena; fresh ROX blocks are filled with traps. */
-static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
-					    struct list_head *added)
+/* What a fresh block of @arena is filled with: traps for text, or zeroes. */
+static int uc_arena_fill(const struct uc_arena *arena)
 {
-	int fill = arena->perm == UNMAPPED_CACHE_ROX ?
-		   ARCH_UNMAPPED_CACHE_TRAP_BYTE : 0;
-	struct uc_block *block = uc_block_grab(arena->nid, fill);
+	if (arena->perm == UNMAPPED_CACHE_ROX)
+		return ARCH_UNMAPPED_CACHE_TRAP_BYTE;
+	return 0;
+}
 
-	if (block) {
+/*
+ * Take one block for @arena: one the refill worker took, or a new one
+ * (fresh ROX blocks are filled with traps); @gfp as for __uc_block_grab().
+ * Context: grow_lock held.
+ */
+static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
+					    struct list_head *added, gfp_t gfp)
+{
+	struct uc_block *block;
+
+	block = list_first_entry_or_null(&arena->ready, struct uc_block, list);
+	if (block)
+		list_del(&block->list);
+	else
+		block = __uc_block_grab(arena->nid, uc_arena_fill(arena), gfp);
+	if (!IS_ERR(block)) {
 		WRITE_ONCE(block->owner, arena);
 		list_add_tail(&block->list, added);
 	}
@@ -437,11 +471,13 @@ static struct uc_block *uc_arena_take_block(struct uc_arena *arena,
  * Add blocks enough for @size bytes at @align to the arena: one block for
  * a NONE arena; for a mapped arena, a run of blocks mapped side by side in
  * free slots of one reservation of virtual space (a new one if none has
- * room).
+ * room).  @gfp: as for __uc_block_grab().
  * Context: grow_lock held; may sleep.
+ * Return: 0, -EAGAIN if a block needed compaction that @gfp does not allow,
+ * or another error.
  */
 static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
-			 unsigned long align)
+			 unsigned long align, gfp_t gfp)
 {
 	unsigned long flags;
 	unsigned long nr = DIV_ROUND_UP(size, UNMAPPED_CACHE_BLOCK_SIZE);
@@ -467,9 +503,11 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		goto err_count;
 
 	if (!uc_arena_mapped(arena)) {
-		block = uc_arena_take_block(arena, &added);
-		if (!block)
+		block = uc_arena_take_block(arena, &added, gfp);
+		if (IS_ERR(block)) {
+			err = PTR_ERR(block);
 			goto err_free_node;
+		}
 		WRITE_ONCE(block->addr, PFN_PHYS(page_to_pfn(block->page)));
 		start = block->addr;
 		goto add;
@@ -490,9 +528,11 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 
 	start = uc_vspace_base(vspace) + slot * UNMAPPED_CACHE_BLOCK_SIZE;
 	for (i = 0; i < nr; i++) {
-		block = uc_arena_take_block(arena, &added);
-		if (!block)
+		block = uc_arena_take_block(arena, &added, gfp);
+		if (IS_ERR(block)) {
+			err = PTR_ERR(block);
 			break;
+		}
 		WRITE_ONCE(block->addr, start + i * UNMAPPED_CACHE_BLOCK_SIZE);
 		block->vspace = vspace;
 		__set_bit(slot + i, &vspace->used);
@@ -508,8 +548,10 @@ static int uc_arena_grow(struct uc_arena *arena, unsigned long size,
 		}
 	}
 	kvfree(pages);
-	if (i < nr)
-		goto err_unwind;
+	if (i < nr) {
+		uc_arena_unwind(&added);
+		goto err_free_vspace;
+	}
 
 add:
 	spin_lock_irqsave(&arena->lock, flags);
@@ -518,8 +560,11 @@ add:
 	if (!err && first)
 		arena->tree.floor = uc_random_floor(start);
 	spin_unlock_irqrestore(&arena->lock, flags);
-	if (WARN_ON_ONCE(err))
-		goto err_unwind;
+	if (WARN_ON_ONCE(err)) {
+		uc_arena_unwind(&added);
+		err = -ENOMEM;
+		goto err_free_vspace;
+	}
 
 	WRITE_ONCE(arena->nr_blocks, arena->nr_blocks + nr);
 	list_for_each_entry(block, &added, list)
@@ -531,9 +576,6 @@ add:
 	uc_reap_arm();
 	return 0;
 
-err_unwind:
-	uc_arena_unwind(&added);
-	err = -ENOMEM;
 err_free_vspace:
 	if (vspace && !vspace->nr_blocks)
 		uc_vspace_free(vspace);
@@ -546,6 +588,84 @@ err_count:
 	return err;
 }
 
+/*
+ * Leave a refill that needed compaction to the arena's worker (see
+ * "Refills" at the top of this file).  Called without grow_lock.
+ */
+static void uc_arena_defer_refill(struct uc_arena *arena, unsigned long size,
+				  unsigned long align)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&arena->lock, flags);
+	arena->refill_size = max(arena->refill_size, size);
+	arena->refill_align = max(arena->refill_align, align);
+	spin_unlock_irqrestore(&arena->lock, flags);
+	uc_arena_count(arena, UC_ARENA_REFILLS_DEFERRED, 1);
+	queue_work(system_unbound_wq, &arena->refill_work);
+}
+
+/**
+ * uc_arena_refill_fn() - The arena's refill worker.
+ * @work: the arena's refill_work.
+ *
+ * Takes the blocks for the largest refill that callers left to it since it
+ * last ran, with reclaim and compaction allowed and no lock held, then adds
+ * them to the arena under grow_lock (uc_arena_grow() takes them from
+ * arena->ready first).  Space that came in meanwhile for a request of one
+ * block or less (a free, another refill) makes it do nothing.  Blocks the
+ * refill did not use go back at once.
+ *
+ * Context: Process context (a kworker); may sleep.
+ */
+static void uc_arena_refill_fn(struct work_struct *work)
+{
+	struct uc_arena *arena = container_of(work, struct uc_arena,
+					      refill_work);
+	unsigned long flags, size, align, nr, i;
+	struct uc_block *block, *next;
+	LIST_HEAD(ready);
+	int err = 0;
+
+	spin_lock_irqsave(&arena->lock, flags);
+	size = arena->refill_size;
+	align = arena->refill_align;
+	arena->refill_size = 0;
+	arena->refill_align = 0;
+	spin_unlock_irqrestore(&arena->lock, flags);
+	if (!size)
+		return;
+	if (size <= UNMAPPED_CACHE_BLOCK_SIZE &&
+	    READ_ONCE(arena->tree.free_units))
+		return;
+
+	nr = DIV_ROUND_UP(size, UNMAPPED_CACHE_BLOCK_SIZE);
+	for (i = 0; i < nr; i++) {
+		block = __uc_block_grab(arena->nid, uc_arena_fill(arena),
+					GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+		if (IS_ERR(block)) {
+			err = PTR_ERR(block);
+			break;
+		}
+		list_add_tail(&block->list, &ready);
+	}
+
+	if (!err) {
+		mutex_lock(&arena->grow_lock);
+		list_splice_tail_init(&ready, &arena->ready);
+		err = uc_arena_grow(arena, size, align,
+				    GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+		list_splice_init(&arena->ready, &ready);
+		mutex_unlock(&arena->grow_lock);
+	}
+	list_for_each_entry_safe(block, next, &ready, list) {
+		list_del(&block->list);
+		uc_block_retire(block);
+	}
+	uc_arena_count(arena, err ? UC_ARENA_WORKER_FAILED :
+				    UC_ARENA_WORKER_REFILLS, 1);
+}
+
 /* uc_arena_alloc() without the check for poisoned pages. */
 static unsigned long uc_arena_carve(struct uc_arena *arena, unsigned long size,
 				    unsigned long align, void *owner, gfp_t gfp)
@@ -553,7 +673,7 @@ static unsigned long uc_arena_carve(struct uc_arena *arena, unsigned long size,
 	unsigned long flags;
 	struct uc_range *spare[UC_RANGE_SPARES] = { };
 	struct uc_range *chunk = NULL;
-	int attempt;
+	int attempt, err;
 
 	if (uc_range_spares_fill(spare, gfp & GFP_RECLAIM_MASK))
 		goto out;
@@ -566,8 +686,11 @@ static unsigned long uc_arena_carve(struct uc_arena *arena, unsigned long size,
 			break;
 
 		mutex_lock(&arena->grow_lock);
-		if (uc_arena_grow(arena, size, align)) {
+		err = uc_arena_grow(arena, size, align, gfp);
+		if (err) {
 			mutex_unlock(&arena->grow_lock);
+			if (err == -EAGAIN)
+				uc_arena_defer_refill(arena, size, align);
 			break;
 		}
 		/*
@@ -1221,6 +1344,8 @@ int __init uc_arenas_init(void)
 			INIT_LIST_HEAD(&arena->blocks);
 			INIT_LIST_HEAD(&arena->settling);
 			INIT_LIST_HEAD(&arena->vspaces);
+			INIT_LIST_HEAD(&arena->ready);
+			INIT_WORK(&arena->refill_work, uc_arena_refill_fn);
 			uc_range_tree_init(&arena->tree);
 			/* Whole free blocks, for the shrinker's count. */
 			arena->tree.unit_shift = ilog2(UNMAPPED_CACHE_BLOCK_SIZE);

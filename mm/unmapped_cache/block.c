@@ -140,15 +140,19 @@ static unsigned long uc_block_index(unsigned long pfn)
  * Compaction: a block is first asked for without direct reclaim, so that
  * a free order-9 page is taken as it is (kswapd and kcompactd are woken
  * when there is none).  Only then is it asked for with direct reclaim and
- * compaction, __GFP_RETRY_MAYFAIL: the page allocator migrates movable
- * pages out of a pageblock, escalating from asynchronous to synchronous
+ * compaction, __GFP_RETRY_MAYFAIL, and only by a grab whose @gfp allows it
+ * (the arenas' refill worker, see arena.c, and a caller that passes
+ * __GFP_RETRY_MAYFAIL itself): the page allocator migrates movable pages
+ * out of a pageblock, escalating from asynchronous to synchronous
  * compaction, as long as that makes progress, and fails rather than call
  * the OOM killer.  __GFP_NORETRY would give up after one asynchronous
  * pass, which finds nothing once free memory is scattered over every
  * pageblock (the blocks job of make check scatters it so).  A block found
  * so is counted (UC_BLOCK_COMPACTED, the vmstat event
- * unmapped_cache_refill_compact); when even that fails, the refill fails
- * and the caller takes its stock path (unmapped_cache_refill_failed).
+ * unmapped_cache_refill_compact).  A grab that may not compact fails
+ * with -EAGAIN when no free order-9 page is there; the arena then leaves
+ * the refill to its worker and its caller takes the stock path this once
+ * (unmapped_cache_refill_failed).
  *
  * 1 GiB leaves: a block inside a part of the direct map still mapped by
  * a 1 GiB entry splits that entry into 512 PMDs when it leaves the direct
@@ -171,7 +175,7 @@ static bool uc_block_in_gb_leaf(struct page *page)
 	return arch_unmapped_cache_block_splits(page) || uc_should_see_gb_leaf();
 }
 
-static struct page *uc_block_find(int nid)
+static struct page *uc_block_find(int nid, gfp_t gfp)
 {
 	const gfp_t gfp_free = GFP_KERNEL & ~__GFP_DIRECT_RECLAIM;
 	struct page *passed[UC_BLOCK_GB_TRIES + 1];
@@ -180,13 +184,17 @@ static struct page *uc_block_find(int nid)
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 	if (should_fail(&fail_unmapped_cache_block, UNMAPPED_CACHE_BLOCK_SIZE))
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 #endif
-	page = uc_block_alloc_one(nid, gfp_free);
+	page = uc_should_find_no_free_block() ? NULL :
+					     uc_block_alloc_one(nid, gfp_free);
 	if (!page) {
+		/* Compaction only where the grab allows it (see above). */
+		if (!(gfp & __GFP_RETRY_MAYFAIL))
+			return ERR_PTR(-EAGAIN);
 		page = uc_block_alloc_one(nid, GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 		if (!page)
-			return NULL;
+			return ERR_PTR(-ENOMEM);
 		uc_block_count(UC_BLOCK_COMPACTED, 1);
 		count_vm_event(UNMAPPED_CACHE_REFILL_COMPACT);
 	}
@@ -213,12 +221,12 @@ static struct page *uc_block_find(int nid)
 	return page;
 }
 
-static struct page *uc_block_alloc_pages(int nid, int fill)
+static struct page *uc_block_alloc_pages(int nid, int fill, gfp_t gfp)
 {
-	struct page *page = uc_block_find(nid);
+	struct page *page = uc_block_find(nid, gfp);
 
-	if (!page)
-		return NULL;
+	if (IS_ERR(page))
+		return page;
 
 	uc_block_count(UC_BLOCK_PAGES_IN, UNMAPPED_CACHE_BLOCK_PAGES);
 	/*
@@ -245,16 +253,20 @@ static void uc_block_free_pages(struct page *page)
 }
 
 /**
- * uc_block_grab() - Take a block out of the page allocator and direct map.
+ * __uc_block_grab() - Take a block out of the page allocator and direct map.
  * @nid:  node to take it from, or NUMA_NO_NODE for the local memory node.
  * @fill: byte every byte of the block is set to before it leaves the direct
  *        map (0, or the architecture's trap instruction for text).
+ * @gfp:  GFP_KERNEL to take a free order-9 page only, or GFP_KERNEL |
+ *        __GFP_RETRY_MAYFAIL to let the page allocator reclaim and compact
+ *        for one (see "Where a block comes from" above).
  *
  * Context: Process context; may sleep.
- * Return: the block, filled and removed from the direct map, or NULL if no
- * block could be had; nothing is held on failure.
+ * Return: the block, filled and removed from the direct map, or an
+ * ERR_PTR(): -EAGAIN if there was no free order-9 page and @gfp did not
+ * allow compaction, another error otherwise; nothing is held on failure.
  */
-struct uc_block *uc_block_grab(int nid, int fill)
+struct uc_block *__uc_block_grab(int nid, int fill, gfp_t gfp)
 {
 	struct uc_block *block;
 	struct page *page;
@@ -264,21 +276,22 @@ struct uc_block *uc_block_grab(int nid, int fill)
 	if (nid == NUMA_NO_NODE)
 		nid = numa_mem_id();
 	if (uc_refuse(nid < 0 || nid >= MAX_NUMNODES))
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	if (!node_state(nid, N_MEMORY)) {
 		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 
 	block = kzalloc_node(sizeof(*block), GFP_KERNEL, nid);
 	if (!block) {
 		uc_block_count(UC_BLOCK_META_FAILED, 1);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 
-	page = uc_block_alloc_pages(nid, fill);
-	if (!page) {
+	page = uc_block_alloc_pages(nid, fill, gfp);
+	if (IS_ERR(page)) {
 		uc_block_count(UC_BLOCK_ALLOC_FAILED, 1);
+		err = PTR_ERR(page);
 		goto err_free_block;
 	}
 	block->page = page;
@@ -315,7 +328,26 @@ err_free_pages:
 err_free_block:
 	/* Found by a lockless uc_block_lookup() while it was in uc_blocks. */
 	kfree_rcu(block, rcu);
-	return NULL;
+	return ERR_PTR(err);
+}
+
+/**
+ * uc_block_grab() - Take a block, compacting for it if need be.
+ * @nid:  as for __uc_block_grab().
+ * @fill: as for __uc_block_grab().
+ *
+ * __uc_block_grab() with reclaim and compaction allowed, for the tests and
+ * debugfs exercises that ask for blocks themselves.
+ *
+ * Context: Process context; may sleep.
+ * Return: the block, or NULL; nothing is held on failure.
+ */
+struct uc_block *uc_block_grab(int nid, int fill)
+{
+	struct uc_block *block;
+
+	block = __uc_block_grab(nid, fill, GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+	return IS_ERR(block) ? NULL : block;
 }
 
 /*

@@ -291,7 +291,10 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
  * @nid:   node, or NUMA_NO_NODE for the local memory node.
  * @gfp:   GFP_KERNEL, or GFP_ATOMIC/GFP_NOWAIT to use only the space the
  *         arena already has (no refill); with __GFP_ZERO an RW chunk is
- *         zeroed.
+ *         zeroed.  A GFP_KERNEL refill takes free order-9 pages only and,
+ *         if there is none, fails and leaves the refill to a worker that
+ *         may reclaim and compact; add __GFP_RETRY_MAYFAIL to have the
+ *         caller's own refill do that.
  *
  * The chunk is mapped in the module area with the cache's permission and
  * has no present direct-map entry.  An RO chunk is zeroed and a ROX chunk
@@ -419,7 +422,8 @@ unsigned long uc_released_pages(void)
  * unmapped_cache_alloc_page() - Allocate a page with no kernel mapping.
  * @cache: a NONE cache.
  * @gfp:   GFP_KERNEL to allow a refill, GFP_ATOMIC to use only pages the
- *         cache already has.
+ *         cache already has; a refill compacts only as for
+ *         unmapped_cache_alloc_node().
  *
  * The page comes from the node the task's memory policy picks, the local
  * memory node by default, like a page from alloc_page().  It is zeroed and

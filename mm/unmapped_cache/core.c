@@ -96,6 +96,7 @@ DECLARE_FAULT_ATTR(fail_unmapped_cache_vspace);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_magazine);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_page_held);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_gb_leaf);
+DECLARE_FAULT_ATTR(fail_unmapped_cache_no_free_block);
 
 bool unmapped_cache_should_fail_direct_map(void)
 {
@@ -128,6 +129,13 @@ bool uc_should_see_gb_leaf(void)
 			   UNMAPPED_CACHE_BLOCK_SIZE);
 }
 
+/* The page allocator is taken to have no free order-9 page. */
+bool uc_should_find_no_free_block(void)
+{
+	return should_fail(&fail_unmapped_cache_no_free_block,
+			   UNMAPPED_CACHE_BLOCK_SIZE);
+}
+
 static void __init uc_fault_debugfs_init(void)
 {
 	fault_create_debugfs_attr("fail_unmapped_cache_block", NULL,
@@ -142,6 +150,8 @@ static void __init uc_fault_debugfs_init(void)
 				  &fail_unmapped_cache_page_held);
 	fault_create_debugfs_attr("fail_unmapped_cache_gb_leaf", NULL,
 				  &fail_unmapped_cache_gb_leaf);
+	fault_create_debugfs_attr("fail_unmapped_cache_no_free_block", NULL,
+				  &fail_unmapped_cache_no_free_block);
 }
 #else
 static inline void uc_fault_debugfs_init(void) { }

@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "range.h"
 
@@ -139,6 +140,7 @@ static inline long uc_blocks_held(void)
 	return uc_block_stat(UC_BLOCK_GRABBED) - uc_block_stat(UC_BLOCK_RELEASED);
 }
 
+struct uc_block *__uc_block_grab(int nid, int fill, gfp_t gfp);
 struct uc_block *uc_block_grab(int nid, int fill);
 int uc_block_release(struct uc_block *block);
 void uc_block_retire(struct uc_block *block);
@@ -344,6 +346,9 @@ enum uc_arena_stat {
 	UC_ARENA_POISON_SET_ASIDE,
 	UC_ARENA_SETTLED,
 	UC_ARENA_STRAY_PUTS,
+	UC_ARENA_REFILLS_DEFERRED,
+	UC_ARENA_WORKER_REFILLS,
+	UC_ARENA_WORKER_FAILED,
 	UC_ARENA_STAT_COUNT,
 };
 
@@ -368,6 +373,12 @@ enum uc_arena_stat {
  * @settling:  NONE rounds given back by their owner while somebody else
  *             still held a reference, linked by page->lru; under @lock.
  * @nr_settling: length of @settling; written under @lock.
+ * @refill_work: the refill left to a worker (arena.c, "Refills").
+ * @refill_size: the largest size a caller could not refill since the
+ *             worker last ran; under @lock.
+ * @refill_align: its alignment; under @lock.
+ * @ready:     blocks the worker took, on their way into the arena; under
+ *             @grow_lock.
  */
 struct uc_arena {
 	enum unmapped_cache_perm perm;
@@ -385,6 +396,10 @@ struct uc_arena {
 	struct list_head node;
 	struct list_head settling;
 	unsigned long nr_settling;
+	struct work_struct refill_work;
+	unsigned long refill_size;
+	unsigned long refill_align;
+	struct list_head ready;
 };
 
 /* What uc_arena_info() reports. */
@@ -506,15 +521,18 @@ extern struct fault_attr fail_unmapped_cache_vspace;
 extern struct fault_attr fail_unmapped_cache_magazine;
 extern struct fault_attr fail_unmapped_cache_page_held;
 extern struct fault_attr fail_unmapped_cache_gb_leaf;
+extern struct fault_attr fail_unmapped_cache_no_free_block;
 bool uc_should_fail_vspace(unsigned long size);
 bool uc_should_fail_magazine(void);
 bool uc_should_hold_page(void);
 bool uc_should_see_gb_leaf(void);
+bool uc_should_find_no_free_block(void);
 #else
 static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
 static inline bool uc_should_fail_magazine(void) { return false; }
 static inline bool uc_should_hold_page(void) { return false; }
 static inline bool uc_should_see_gb_leaf(void) { return false; }
+static inline bool uc_should_find_no_free_block(void) { return false; }
 #endif
 
 #ifdef CONFIG_UNMAPPED_CACHE_DEBUG

@@ -4,13 +4,24 @@
  *
  * Usage: hog PERCENT
  *        hog --scatter PERCENT READYFILE
+ *        hog --huge READYFILE
+ *        hog --thp PERCENT
  *
  * Allocates PERCENT of MemAvailable in anonymous memory and touches every
  * page.  Plain: so that reclaim runs (and with it the shrinkers), then
  * exits.  --scatter: with transparent huge pages off, then frees every
  * other page, so that free memory is made of single pages spread over the
  * whole machine; creates READYFILE when done and sleeps until killed,
- * keeping the other half.
+ * keeping the other half.  --huge: takes transparent huge pages (the
+ * caller sets THP defrag to "never", so that only free order-9 pages are
+ * taken and nothing is compacted for them) 64 MiB at a time until a 64 MiB
+ * region gets none, so that no free order-9 page is left; creates
+ * READYFILE and sleeps until killed, holding them.  --thp: the probe of
+ * how many huge pages memory still gives: maps PERCENT of MemAvailable
+ * with MADV_HUGEPAGE, touches a byte per 2 MiB (each touch faults in a
+ * huge page, compacting for it as THP's defrag setting allows, or a
+ * single page when none can be had), prints "hog: thp asked_mib=N
+ * huge_mib=N" (AnonHugePages of the process) and exits.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -60,6 +71,90 @@ static int scatter(char *p, size_t len, const char *ready)
 		pause();
 }
 
+/* The process's AnonHugePages, in kB (-1 if unknown). */
+static long anon_huge_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Take every free order-9 page as a huge page, then wait holding them. */
+static int take_huge(const char *ready)
+{
+	const size_t huge = 2UL << 20, step = 64UL << 20;
+	long before, after = anon_huge_kb();
+	size_t off;
+	char *p;
+	int fd;
+
+	if (after < 0) {
+		fprintf(stderr, "hog: no AnonHugePages in smaps_rollup\n");
+		return 1;
+	}
+	do {
+		p = mmap(NULL, step + huge, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("mmap");
+			return 1;
+		}
+		p = (char *)(((unsigned long)p + huge - 1) & ~(huge - 1));
+		if (madvise(p, step, MADV_HUGEPAGE)) {
+			perror("madvise(MADV_HUGEPAGE)");
+			return 1;
+		}
+		before = after;
+		for (off = 0; off < step; off += huge)
+			p[off] = 1;
+		after = anon_huge_kb();
+	} while (after - before >= 2048);
+	printf("hog: holding %ld MiB in huge pages\n", after >> 10);
+	fflush(stdout);
+	fd = open(ready, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0) {
+		perror(ready);
+		return 1;
+	}
+	close(fd);
+	for (;;)
+		pause();
+}
+
+/* Fault PERCENT of MemAvailable in as huge pages; report how many came. */
+static int thp_probe(long percent, long avail)
+{
+	const size_t huge = 2UL << 20;
+	size_t len = ((size_t)avail * 1024 / 100 * percent) & ~(huge - 1);
+	size_t off;
+	char *p;
+
+	p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	p = (char *)(((unsigned long)p + huge - 1) & ~(huge - 1));
+	if (madvise(p, len, MADV_HUGEPAGE)) {
+		perror("madvise(MADV_HUGEPAGE)");
+		return 1;
+	}
+	for (off = 0; off < len; off += huge)
+		p[off] = 1;
+	printf("hog: thp asked_mib=%zu huge_mib=%ld\n", len >> 20,
+	       anon_huge_kb() >> 10);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int scat = argc == 4 && !strcmp(argv[1], "--scatter");
@@ -68,8 +163,16 @@ int main(int argc, char **argv)
 	size_t len, off;
 	char *p;
 
+	if (argc == 3 && !strcmp(argv[1], "--huge"))
+		return take_huge(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--thp")) {
+		percent = strtol(argv[2], NULL, 0);
+		if (percent <= 0 || percent > 100 || avail <= 0)
+			return 2;
+		return thp_probe(percent, avail);
+	}
 	if (percent <= 0 || percent > 100 || avail <= 0) {
-		fprintf(stderr, "usage: %s PERCENT | --scatter PERCENT READYFILE\n"
+		fprintf(stderr, "usage: %s PERCENT | --scatter PERCENT READYFILE | --huge READYFILE | --thp PERCENT\n"
 			"  (PERCENT of MemAvailable)\n", argv[0]);
 		return 2;
 	}

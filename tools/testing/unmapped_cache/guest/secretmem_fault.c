@@ -2,7 +2,8 @@
 /*
  * secretmem_fault - fault pages of memfd_secret() memory and check them.
  *
- * Usage: secretmem_fault [--check-zero] [--tag N] [--hold FILE] PAGES
+ * Usage: secretmem_fault [--check-zero] [--latency] [--tag N] [--hold FILE]
+ *                        PAGES
  *
  * Maps PAGES pages of a secret memory file, writes a pattern to every page
  * (each first write faults a page in, which takes it out of the direct
@@ -15,6 +16,10 @@
  * its new owner cleared, whatever the page went through before.  The
  * first few such pages are described on stderr (the byte found tells
  * which writer left it behind).
+ *
+ * --latency times the first touch of each page (the write that faults it
+ * in) and prints "secretmem_fault: first touch max_ns=N mean_ns=N" before
+ * the summary line.
  *
  * --hold FILE keeps the pages mapped once they are checked: it creates FILE
  * and waits for SIGTERM, then checks every page again before it unmaps
@@ -33,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef __NR_memfd_secret
@@ -88,6 +94,14 @@ static unsigned long count_bad(const unsigned char *p, unsigned long pages,
 	return bad;
 }
 
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* Create @file, then sleep until SIGTERM. */
 static int hold(const char *file)
 {
@@ -111,13 +125,16 @@ int main(int argc, char **argv)
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long pages = 0, tag = 0, i, bad, nonzero = 0;
-	int fd, arg, check_zero = 0;
+	unsigned long long t, dt, max_ns = 0, sum_ns = 0;
+	int fd, arg, check_zero = 0, latency = 0;
 	unsigned char *p;
 	size_t len;
 
 	for (arg = 1; arg < argc - 1; arg++) {
 		if (!strcmp(argv[arg], "--check-zero"))
 			check_zero = 1;
+		else if (!strcmp(argv[arg], "--latency"))
+			latency = 1;
 		else if (!strcmp(argv[arg], "--tag") && arg + 2 < argc)
 			tag = strtoul(argv[++arg], NULL, 0);
 		else if (!strcmp(argv[arg], "--hold") && arg + 2 < argc)
@@ -129,7 +146,7 @@ int main(int argc, char **argv)
 		pages = strtoul(argv[arg], NULL, 0);
 	if (!pages) {
 		fprintf(stderr,
-			"usage: %s [--check-zero] [--tag N] [--hold FILE] PAGES\n",
+			"usage: %s [--check-zero] [--latency] [--tag N] [--hold FILE] PAGES\n",
 			argv[0]);
 		return 2;
 	}
@@ -159,8 +176,19 @@ int main(int argc, char **argv)
 	/* Reading faults every page in, before any write reaches it. */
 	if (check_zero)
 		nonzero = count_nonzero(p, pages, page);
-	for (i = 0; i < pages; i++)
+	for (i = 0; i < pages; i++) {
+		t = latency ? now_ns() : 0;
 		memset(p + i * page, fill(i, tag), page);
+		if (!latency)
+			continue;
+		dt = now_ns() - t;
+		sum_ns += dt;
+		if (dt > max_ns)
+			max_ns = dt;
+	}
+	if (latency)
+		printf("secretmem_fault: first touch max_ns=%llu mean_ns=%llu\n",
+		       max_ns, sum_ns / pages);
 	bad = count_bad(p, pages, page, tag);
 	if (hold_file) {
 		if (hold(hold_file)) {

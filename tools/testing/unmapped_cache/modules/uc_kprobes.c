@@ -17,8 +17,9 @@
  *  6. unregister everything, and wait until the optimizer has put the
  *     original instructions back.
  *
- * It ends with "UC-KPROBES kprobes=N optimized=N ftrace_ops=N hits_ok=0|1"
- * and returns 0 only if everything was registered and every check passed.
+ * It ends with "UC-KPROBES kprobes=N optimized=N ftrace_ops=N hits_ok=0|1
+ * reg_max_us=N" (the longest register_kprobe() call that succeeded, in
+ * microseconds) and returns 0 only if everything was registered and every check passed.
  * Nothing stays registered after init, so unloading is trivial.
  *
  * With hold=1, a successful init skips step 6: the probes, the ftrace_ops
@@ -41,12 +42,14 @@
 #include <linux/init.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <asm/text-patching.h>
 
 /* Every message but the summary line starts with the module name. */
@@ -128,6 +131,8 @@ static unsigned int uc_nr_kp_regd;
 static struct uc_ft *uc_fts;
 static atomic_t uc_kp_total = ATOMIC_INIT(0);
 static atomic_t uc_ft_total = ATOMIC_INIT(0);
+/* The longest register_kprobe() that succeeded, in ns. */
+static u64 uc_kp_reg_max_ns;
 
 /*
  * Hold mode: whether init left everything registered, the debugfs
@@ -177,6 +182,7 @@ static int __init uc_kp_register_one(struct uc_kp *p, unsigned int fn)
 	unsigned long start = (unsigned long)uc_kp_fns[fn];
 	unsigned int off;
 	int ret = -ENOENT;
+	u64 t;
 
 	for (off = 1; off <= UC_KP_MAX_OFF; off++) {
 		if (off == uc_fentry_off)
@@ -185,7 +191,11 @@ static int __init uc_kp_register_one(struct uc_kp *p, unsigned int fn)
 		memset(&p->kp, 0, sizeof(p->kp));
 		p->kp.addr = (kprobe_opcode_t *)(start + off);
 		p->kp.pre_handler = uc_kp_pre;
+		t = ktime_get_ns();
 		ret = register_kprobe(&p->kp);
+		t = ktime_get_ns() - t;
+		if (!ret)
+			uc_kp_reg_max_ns = max(uc_kp_reg_max_ns, t);
 		/* Not an instruction boundary, or not probeable. */
 		if (ret == -EILSEQ || ret == -EINVAL)
 			continue;
@@ -541,8 +551,8 @@ out_free:
 out_report:
 	pr_info(UC_KP_PFX "%u of %u kprobes optimized (%u with KPROBE_FLAG_OPTIMIZED on the probe itself), %u of %u ftrace_ops with a trampoline of their own\n",
 		nr_opt, nr_kp, nr_flagged, nr_tramp, nr_ft);
-	pr_info("UC-KPROBES kprobes=%u optimized=%u ftrace_ops=%u hits_ok=%d\n",
-		nr_kp, nr_opt, nr_ft, hits_ok);
+	pr_info("UC-KPROBES kprobes=%u optimized=%u ftrace_ops=%u hits_ok=%d reg_max_us=%llu\n",
+		nr_kp, nr_opt, nr_ft, hits_ok, div_u64(uc_kp_reg_max_ns, NSEC_PER_USEC));
 	if (!ret && !hits_ok)
 		ret = -EIO;
 	return ret;

@@ -280,6 +280,26 @@ run kprobes kprobes || rc=1
 run kcore kcore || rc=1
 run stale stale || rc=1
 run selftests selftests || rc=1
+# Fragmentation after the workloads (uc.frag=1, which make run gives; it
+# boots with page_owner=on): the pageblocks /proc/pagetypeinfo counts as
+# mixed (an allocated page of another migratetype than its pageblock's,
+# known from page_owner), and how much of a 40 % MADV_HUGEPAGE mapping
+# comes as huge pages.  Prints
+#   UC-FRAG-PROBE pageblocks=N mixed=N thp_asked_mib=N thp_mib=N
+#                 thp_fallback=+N compact_stall=+N
+if grep -q 'uc.frag=1' /proc/cmdline; then
+	pb=$(awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
+		/^Number of mixed type blocks/ { sec = "mixed"; seen[sec] = 1; next }
+		/^Node/ && sec != "" { for (i = 5; i <= NF; i++) n[sec] += $i; next }
+		{ sec = "" }
+		END { printf "pageblocks=%s mixed=%s", seen["blocks"] ? n["blocks"] + 0 : "none",
+		      seen["mixed"] ? n["mixed"] + 0 : "none" }' /proc/pagetypeinfo)
+	fb0=$(vmstat thp_fault_fallback) cs0=$(vmstat compact_stall)
+	thp=$("$UC_BIN/hog" --thp 40 | sed -n 's/^hog: thp //p')
+	echo "UC-FRAG-PROBE $pb thp_${thp% *} thp_mib=${thp#*huge_mib=}" \
+	     "thp_fallback=+$(( $(vmstat thp_fault_fallback) - fb0 ))" \
+	     "compact_stall=+$(( $(vmstat compact_stall) - cs0 ))"
+fi
 # A drain gives back every block that holds no live chunk: count the
 # kernel TLB flushes it causes per block released.  Taking a block out of
 # the module area flushes once; putting it back into the direct map needs

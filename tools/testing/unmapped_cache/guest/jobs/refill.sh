@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+# Refills under memory pressure, cache on or off (unmapped_cache=off): the
+# same steps on both.
+#
+# With free memory scattered into single pages (hog --scatter 90, proactive
+# compaction off), every free order-9 page left taken as a transparent
+# huge page (hog --huge, THP defrag "never"), and the cache drained so that
+# its arenas have no free block, the callers that take a block in their
+# own context run:
+#   secret    secretmem_fault --latency: 1024 secret pages (two blocks),
+#             the longest first touch (page fault) in ns
+#   kprobes   uc_kprobes.ko with 64 kprobes: its load (module text) and
+#             the longest register_kprobe() in us
+# With the cache on, such a caller must not compact for a block (the
+# arena leaves that to its worker, and the caller takes its stock path
+# this once); the tracepoint compaction:mm_compaction_begin, with the
+# task's name, tells who compacted.  Control: the same tracepoint must
+# see the direct compaction of a task that asks for blocks itself: dd
+# writing the debugfs exercise_blocks (cache on; off, nothing asks for a
+# block).
+#
+# Prints
+#   UC-REFILL cache=on|off free_2m_before=N secret_max_ns=N secret_mean_ns=N kprobe_reg_max_us=N
+#             kprobes=N caller_compactions=N worker_compactions=N
+#             deferred=+N worker_refills=+N worker_failed=+N refill_failed=+N
+#             l2=+N
+#   UC-REFILL-CONTROL cache=on exercise_compactions=N compacted=+N
+# (the exercise's own rc does not matter: the page allocator may give up
+# before the last block, which blocks.sh checks)
+#   UC-REFILL-END rc=N
+. "$UC_DIR/jobs/lib.sh"
+
+mods=${UC_BIN%/bin}/modules
+dbg=/sys/kernel/debug/unmapped_cache
+tr=/sys/kernel/tracing
+if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
+rc=0
+
+# arena_stat NAME: the sum of an arena counter over every arena.
+arena_stat() {
+	awk -F': ' -v k="$1" '$1 ~ "^ *" k "$" { n += $2 } END { print n + 0 }' \
+		$dbg/arenas 2>/dev/null || echo 0
+}
+# compactions COMM_REGEX: mm_compaction_begin events in the trace buffer
+# of tasks whose name matches.
+compactions() {
+	grep -a 'mm_compaction_begin' $tr/trace |
+		awk -v re="$1" '{ c = $1; sub(/-[0-9]+$/, "", c) } c ~ re { n++ } END { print n + 0 }'
+}
+
+[ -d $tr/events/compaction/mm_compaction_begin ] ||
+	{ echo "refill: no compaction tracepoint"; echo "UC-REFILL-END rc=1"; exit 1; }
+
+[ $cache = on ] && echo 1 > $dbg/drain
+proactive=$(cat /proc/sys/vm/compaction_proactiveness)
+echo 0 > /proc/sys/vm/compaction_proactiveness
+"$UC_BIN/hog" --scatter 90 /run/tmp/refill.ready &
+hog=$!
+i=0
+while [ ! -e /run/tmp/refill.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+[ -e /run/tmp/refill.ready ] ||
+	{ echo "refill: scatter did not finish"; kill $hog; echo "UC-REFILL-END rc=1"; exit 1; }
+thp=/sys/kernel/mm/transparent_hugepage
+defrag=$(sed 's/.*\[\(.*\)\].*/\1/' $thp/defrag)
+echo never > $thp/defrag
+"$UC_BIN/hog" --huge /run/tmp/huge.ready &
+huge=$!
+i=0
+while [ ! -e /run/tmp/huge.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
+[ -e /run/tmp/huge.ready ] ||
+	{ echo "refill: huge pages not taken"; kill $hog $huge; echo "UC-REFILL-END rc=1"; exit 1; }
+free_2m() {
+	awk '$3 == "zone" && ($4 == "DMA32" || $4 == "Normal") && NF >= 15 {
+		n += $14 + 2 * $15 } END { print n + 0 }' /proc/buddyinfo
+}
+f2m=$(free_2m)
+
+d0=$(arena_stat 'refills left to the worker')
+w0=$(arena_stat 'refills by the worker')
+wf0=$(arena_stat 'refills by the worker failed')
+x0=$(vmstat unmapped_cache_refill_failed)
+l20=$(vmstat direct_map_level2_splits)
+echo > $tr/trace
+echo 1 > $tr/events/compaction/mm_compaction_begin/enable
+
+out=$("$UC_BIN/secretmem_fault" --latency 1024) || rc=1
+echo "$out"
+smax=$(echo "$out" | sed -n 's/.*first touch max_ns=\([0-9]*\) mean_ns=.*/\1/p')
+smean=$(echo "$out" | sed -n 's/.*first touch max_ns=[0-9]* mean_ns=\([0-9]*\).*/\1/p')
+insmod "$mods/uc_kprobes.ko" nr_kprobes=64 nr_ftrace_ops=0 opt_wait_ms=0 || rc=1
+kp=$(dmesg | grep -a 'UC-KPROBES' | tail -1)
+rmmod uc_kprobes 2>/dev/null
+kmax=$(echo "$kp" | sed -n 's/.*reg_max_us=\([0-9]*\).*/\1/p')
+nkp=$(echo "$kp" | sed -n 's/.*kprobes=\([0-9]*\) .*/\1/p')
+# Let a worker that is still compacting finish before the count.
+sleep 2
+callers=$(compactions '^(secretmem_fault|insmod)$')
+workers=$(compactions '^kworker')
+
+echo "UC-REFILL cache=$cache free_2m_before=$f2m secret_max_ns=${smax:-none} secret_mean_ns=${smean:-none}" \
+     "kprobe_reg_max_us=${kmax:-none} kprobes=${nkp:-0}" \
+     "caller_compactions=$callers worker_compactions=$workers" \
+     "deferred=+$(( $(arena_stat 'refills left to the worker') - d0 ))" \
+     "worker_refills=+$(( $(arena_stat 'refills by the worker') - w0 ))" \
+     "worker_failed=+$(( $(arena_stat 'refills by the worker failed') - wf0 ))" \
+     "refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))" \
+     "l2=+$(( $(vmstat direct_map_level2_splits) - l20 ))"
+
+# Control: a task that asks for blocks itself (exercise_blocks takes them
+# with compaction allowed) shows up under its own name.
+if [ $cache = on ]; then
+	echo > $tr/trace
+	c0=$(uc_stat 'blocks found by direct compaction')
+	# dd writes the request, so the task that compacts is called dd.
+	echo $(( $(free_2m) + 4 )) | dd of=$dbg/exercise_blocks 2>/dev/null
+	echo "UC-REFILL-CONTROL cache=on exercise_compactions=$(compactions '^dd$')" \
+	     "compacted=+$(( $(uc_stat 'blocks found by direct compaction') - c0 ))"
+fi
+echo 0 > $tr/events/compaction/mm_compaction_begin/enable
+kill $hog $huge
+wait $hog $huge 2>/dev/null
+echo "$defrag" > $thp/defrag
+echo "$proactive" > /proc/sys/vm/compaction_proactiveness
+[ $cache = on ] && { uc_verify refill || rc=1; }
+echo "UC-REFILL-END rc=$rc"
+exit $rc
