@@ -14,7 +14,12 @@
 # With the cache on, such a caller must not compact for a block (the
 # arena leaves that to its worker, and the caller takes its stock path
 # this once); the tracepoint compaction:mm_compaction_begin, with the
-# task's name, tells who compacted.  Control: the same tracepoint must
+# task's name, tells who compacted.  A free order-9 page can still turn
+# up (ZONE_DMA keeps some the huge pages cannot take; kswapd and
+# kcompactd, woken by the failed tries, make more), so the workloads run
+# with the fault point fail_unmapped_cache_no_free_block armed for them
+# alone (task-filter, /proc/PID/make-it-fail): their refills always find
+# no free order-9 page, while the worker sees memory as it is.  Control: the same tracepoint must
 # see the direct compaction of a task that asks for blocks itself: dd
 # writing the debugfs exercise_blocks (cache on; off, nothing asks for a
 # block).
@@ -70,28 +75,43 @@ while [ ! -e /run/tmp/huge.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); 
 [ -e /run/tmp/huge.ready ] ||
 	{ echo "refill: huge pages not taken"; kill $hog $huge; echo "UC-REFILL-END rc=1"; exit 1; }
 free_2m() {
-	awk '$3 == "zone" && ($4 == "DMA32" || $4 == "Normal") && NF >= 15 {
+	awk '$3 == "zone" && NF >= 15 {
 		n += $14 + 2 * $15 } END { print n + 0 }' /proc/buddyinfo
 }
 f2m=$(free_2m)
+cat /proc/buddyinfo
+g0=$(uc_stat 'blocks grabbed')
 
 d0=$(arena_stat 'refills left to the worker')
 w0=$(arena_stat 'refills by the worker')
 wf0=$(arena_stat 'refills by the worker failed')
 x0=$(vmstat unmapped_cache_refill_failed)
 l20=$(vmstat direct_map_level2_splits)
+flt=/sys/kernel/debug/fail_unmapped_cache_no_free_block
+if [ -d $flt ]; then
+	echo 1 > $flt/task-filter
+	echo 0 > $flt/verbose
+	echo 1 > $flt/interval
+	echo -1 > $flt/times
+	echo 100 > $flt/probability
+fi
+# failing CMD...: run CMD with the fault point armed for it.
+failing() {
+	sh -c 'echo 1 > /proc/self/make-it-fail 2>/dev/null; exec "$@"' sh "$@"
+}
 echo > $tr/trace
 echo 1 > $tr/events/compaction/mm_compaction_begin/enable
 
-out=$("$UC_BIN/secretmem_fault" --latency 1024) || rc=1
+out=$(failing "$UC_BIN/secretmem_fault" --latency 1024) || rc=1
 echo "$out"
 smax=$(echo "$out" | sed -n 's/.*first touch max_ns=\([0-9]*\) mean_ns=.*/\1/p')
 smean=$(echo "$out" | sed -n 's/.*first touch max_ns=[0-9]* mean_ns=\([0-9]*\).*/\1/p')
-insmod "$mods/uc_kprobes.ko" nr_kprobes=64 nr_ftrace_ops=0 opt_wait_ms=0 || rc=1
+failing insmod "$mods/uc_kprobes.ko" nr_kprobes=64 nr_ftrace_ops=0 opt_wait_ms=0 || rc=1
 kp=$(dmesg | grep -a 'UC-KPROBES' | tail -1)
 rmmod uc_kprobes 2>/dev/null
 kmax=$(echo "$kp" | sed -n 's/.*reg_max_us=\([0-9]*\).*/\1/p')
 nkp=$(echo "$kp" | sed -n 's/.*kprobes=\([0-9]*\) .*/\1/p')
+[ -d $flt ] && echo 0 > $flt/probability
 # Let a worker that is still compacting finish before the count.
 sleep 2
 callers=$(compactions '^(secretmem_fault|insmod)$')
@@ -104,6 +124,7 @@ echo "UC-REFILL cache=$cache free_2m_before=$f2m secret_max_ns=${smax:-none} sec
      "worker_refills=+$(( $(arena_stat 'refills by the worker') - w0 ))" \
      "worker_failed=+$(( $(arena_stat 'refills by the worker failed') - wf0 ))" \
      "refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))" \
+     "grabbed=+$(( $(uc_stat 'blocks grabbed') - g0 ))" \
      "l2=+$(( $(vmstat direct_map_level2_splits) - l20 ))"
 
 # Control: a task that asks for blocks itself (exercise_blocks takes them
