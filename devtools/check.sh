@@ -256,6 +256,10 @@ if want host; then
 	# where a hook would go is found) on the stock code.
 	check "host: no patch touches mm/page_alloc.c or mm/swap.c, and free_pages_prepare, free_unref_page, free_unref_folios, __folio_put and folios_put_refs compile to the same instructions as in a stock build of the same configuration" \
 		"$UC_ROOT/devtools/check-page-alloc.sh"
+	# The KUnit case mag_fast_path_shares_nothing_between_cpus sees locks
+	# and pages, not an atomic on a shared counter: the machine code does.
+	check "build: the single-page path's atomics are on the page it hands out or takes back, and every other atomic of cache.o and magazine.o is one tools/testing/unmapped_cache/atomics.expected lists with its reason" \
+		python3 "$UC_ROOT/devtools/check-atomics.py" "$UC_OUT"
 fi
 phase_time "lint builds" "$start"
 start=$(date +%s)

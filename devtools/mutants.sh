@@ -6,6 +6,7 @@
 #
 #   # mutant: one line saying what it breaks
 #   # run: harness | kunit | debug (make check of the debug kernel only)
+#   #      | atomics (the main kernel, then devtools/check-atomics.py)
 #   # expect: a string the run's output must contain (e.g. a FAIL line)
 #
 # Each mutant is applied to a fresh copy of the repository (git worktree
@@ -51,6 +52,11 @@ for name in "${names[@]}"; do
 			UC_CACHE=$state/cache make run) > "$log" 2>&1 ;;
 	kunit)
 		(cd "$work/tree" && UC_CACHE=$state/cache make kunit) > "$log" 2>&1 ;;
+	atomics)
+		# The main kernel's cache objects, and the list of their atomics.
+		(cd "$work/tree" && export UC_CACHE=$state/cache &&
+			devtools/build-kernel.sh &&
+			python3 devtools/check-atomics.py "$UC_CACHE/build") > "$log" 2>&1 ;;
 	debug)
 		# The debug kernel's KUnit boot and job (lockdep, KASAN).
 		(cd "$work/tree" && UC_CACHE=$state/cache UC_CHECK_ONLY=debug make check) \
