@@ -483,6 +483,11 @@ sec_hwpoison() {
 		pass "guest: a page poisoned in a magazine, and the poisoned in-use page once its file let go, are set aside, not handed out ($line)" ;;
 	*)	fail "guest: page poisoned in a magazine: ${line:-no line} (log: $log)" ;;
 	esac
+	line=$(hw step=hibernate)
+	case "$line" in *disk_while_held=0\ disk_after=1\ ok=1)
+		pass "guest: once the poisoned secret page's file is gone, hibernation is offered again; not while secret pages are held ($line)" ;;
+	*)	fail "guest: hibernation after a poisoned secret page: ${line:-no line} (log: $log)" ;;
+	esac
 	line=$(hw step=block)
 	case "$line" in *blocks_kept=+1\ ok=1)
 		pass "guest: a free block with a poisoned page is kept out of the direct map by the drain ($line)" ;;

@@ -2841,9 +2841,62 @@ static void poison_block_is_kept_until_unpoisoned(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, uc_test_mapped(addr));
 }
 
+static void uc_test_put_page_action(void *data)
+{
+	put_page(data);
+}
+
+static void uc_test_drain_action(void *data)
+{
+	uc_drain();
+}
+
+/*
+ * A poisoned page that somebody else still holds (memory_failure() may
+ * keep its reference for good): the block's release keeps it for the
+ * poison at once, instead of waiting, retried every UC_BLOCK_RETRY_DELAY,
+ * for a reference that may never go.
+ */
+static void poison_held_page_keeps_block_at_once(struct kunit *test)
+{
+	long kept = uc_blocks_poisoned(), deferred = uc_blocks_deferred();
+	struct uc_poison_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct uc_block *block;
+	long held;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "needs CONFIG_MEMORY_FAILURE");
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->arena = uc_arena_get(UNMAPPED_CACHE_NONE, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->arena);
+	/* Last of the cleanups: the block goes once its page is clean. */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_drain_action,
+							   NULL));
+	uc_drain();
+	held = uc_blocks_held();
+	block = uc_block_grab(NUMA_NO_NODE, 0);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	ctx->page = block->page + 7;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_poison_cleanup,
+							   ctx));
+	KUNIT_EXPECT_TRUE(test, uc_test_poison(ctx->page));
+	get_page(ctx->page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_put_page_action,
+							   ctx->page));
+
+	uc_block_retire(block);
+	KUNIT_EXPECT_EQ(test, uc_blocks_poisoned(), kept + 1);
+	KUNIT_EXPECT_EQ(test, uc_blocks_deferred(), deferred);
+	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held + 1);
+}
+
 static struct kunit_case uc_poison_test_cases[] = {
 	KUNIT_CASE(poison_page_is_set_aside_never_cleared),
 	KUNIT_CASE(poison_block_is_kept_until_unpoisoned),
+	KUNIT_CASE(poison_held_page_keeps_block_at_once),
 	{}
 };
 

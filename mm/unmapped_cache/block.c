@@ -367,14 +367,19 @@ static int uc_block_try_release(struct uc_block *block)
 	if (uc_refuse(xa_load(&uc_blocks, index) != block))
 		goto err_refuse;
 
+	/*
+	 * A block with a poisoned page is kept whoever holds that page:
+	 * memory_failure() may keep its reference for good, and a release
+	 * waiting for it would be retried forever.
+	 */
+	if (uc_pages_poisoned(page, UNMAPPED_CACHE_BLOCK_PAGES))
+		return -EHWPOISON;
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
 		/* A stray put_page() is repaired; a count of 0 is a lost page. */
 		uc_page_refs_repair(NULL, page + i, 0);
 		if (page_ref_count(page + i) != UC_PAGE_REFS)
 			return page_ref_count(page + i) ? -EBUSY : -EINVAL;
 	}
-	if (uc_pages_poisoned(page, UNMAPPED_CACHE_BLOCK_PAGES))
-		return -EHWPOISON;
 
 	/* A concurrent release of the same block loses here. */
 	if (uc_refuse(xa_cmpxchg(&uc_blocks, index, block, NULL, 0) != block))

@@ -12,6 +12,8 @@
 #   block     a free page of a block with no other page in use: the drain
 #             that returns that block keeps it instead, out of the direct
 #             map
+# and once the in-use page's file is gone, hibernation is available again
+# (step hibernate; control: not while secret pages are held).
 # Positive control first: without poison, the last page a process on CPU 0
 # freed is the first one the next process there gets, so its absence
 # later means something.  Then a process takes every page the NONE arena
@@ -100,6 +102,23 @@ has_pfn after-magazine "$p2" && handed=1 || handed=0
 echo "UC-HWPOISON step=magazine pfn=$p2 set_aside=+$set_aside handed_out=$handed ok=$(( set_aside == 2 && handed == 0 ))"
 [ "$set_aside" = 2 ] || bad "magazine: the poisoned pages were not both set aside"
 [ $handed = 0 ] || bad "magazine: the poisoned page was handed out"
+
+# hibernate: the poisoned in-use page's file is gone and the page set
+# aside, so no secret page is live: hibernation is available again
+# ("disk" in /sys/power/state).  Control: while a process holds secret
+# pages, it is not.
+rm -f /run/tmp/hwpoison.hold
+"$UC_BIN/secretmem_fault" --hold /run/tmp/hwpoison.hold 16 > /dev/null &
+holder=$!
+i=0
+while [ ! -e /run/tmp/hwpoison.hold ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+grep -qw disk /sys/power/state && disk_held=1 || disk_held=0
+kill $holder
+wait $holder
+grep -qw disk /sys/power/state && disk_after=1 || disk_after=0
+echo "UC-HWPOISON step=hibernate disk_while_held=$disk_held disk_after=$disk_after ok=$(( disk_held == 0 && disk_after == 1 ))"
+[ $disk_held = 0 ] || bad "hibernate: hibernation offered while secret pages are in use"
+[ $disk_after = 1 ] || bad "hibernate: hibernation still refused once no secret page is live"
 
 # block: a free page of a block that the drain will find entirely free:
 # one whose 512 pages all went to this process (so no module text or
