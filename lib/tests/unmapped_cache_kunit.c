@@ -2893,10 +2893,42 @@ static void poison_held_page_keeps_block_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held + 1);
 }
 
+/*
+ * The 1:1 map changes of machine-check recovery leave a cache page alone:
+ * set_mce_nospec() (after memory_failure() of a machine check) must not
+ * split the block's not-present 2M entry, and clear_mce_nospec() (pmem,
+ * once the poison is cleared) must not map the page there again, which
+ * for a secret page would expose it.
+ */
+static void poison_mce_nospec_leaves_the_block_alone(struct kunit *test)
+{
+	struct unmapped_cache_entry e;
+	struct uc_block *block;
+	unsigned long addr, pfn;
+
+	if (!IS_ENABLED(CONFIG_X86_64) || !IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "needs x86-64 and CONFIG_MEMORY_FAILURE");
+	block = uc_test_grab(test, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	pfn = page_to_pfn(block->page + 7);
+	addr = (unsigned long)page_address(block->page + 7);
+
+	KUNIT_EXPECT_EQ(test, set_mce_nospec(pfn), 0);
+	arch_unmapped_cache_lookup(addr, &e);
+	KUNIT_EXPECT_EQ(test, e.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	KUNIT_EXPECT_FALSE(test, e.present);
+
+	KUNIT_EXPECT_EQ(test, clear_mce_nospec(pfn), 0);
+	arch_unmapped_cache_lookup(addr, &e);
+	KUNIT_EXPECT_EQ(test, e.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	KUNIT_EXPECT_FALSE(test, e.present);
+}
+
 static struct kunit_case uc_poison_test_cases[] = {
 	KUNIT_CASE(poison_page_is_set_aside_never_cleared),
 	KUNIT_CASE(poison_block_is_kept_until_unpoisoned),
 	KUNIT_CASE(poison_held_page_keeps_block_at_once),
+	KUNIT_CASE(poison_mce_nospec_leaves_the_block_alone),
 	{}
 };
 
