@@ -498,6 +498,11 @@ sec_hwpoison() {
 		pass "guest: none of the 3 poisoned pages handed out again, all 3 still out of the direct map ($line)" ;;
 	*)	fail "guest: poisoned pages afterwards: ${line:- no line} (log: $log)" ;;
 	esac
+	line=$(hw step=unpoison)
+	case "$line" in *refused=3\ poisoned=3\ dm_present=0\ handed_out=0\ ok=1)
+		pass "guest: unpoison-pfn of the 3 pages is refused while the cache holds them, and after a drain none is in the direct map or handed out ($line)" ;;
+	*)	fail "guest: unpoison of the cache's poisoned pages: ${line:-no line} (log: $log)" ;;
+	esac
 	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
 		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
 	splat_scan "guest: hwpoison job" "$log"

@@ -890,18 +890,31 @@ unsigned long uc_arena_settled_flush(struct uc_arena *arena)
 	return n;
 }
 
+/*
+ * The pages of @arena from @addr up to the end of its block or @end,
+ * whichever comes first (*@next): a block is physically contiguous and
+ * mapped in order, so one lookup (vmalloc_to_page() for a mapped arena)
+ * gives every page of it.  Returns the page at @addr, or NULL.
+ */
+static struct page *uc_arena_run(struct uc_arena *arena, unsigned long addr,
+				 unsigned long end, unsigned long *next)
+{
+	*next = min(ALIGN(addr + 1, UNMAPPED_CACHE_BLOCK_SIZE), end);
+	return uc_round_page(arena, addr);
+}
+
 /* Whether a page of [@addr, @addr + @size) of @arena is poisoned. */
 static bool uc_arena_poisoned(struct uc_arena *arena, unsigned long addr,
 			      unsigned long size)
 {
+	unsigned long end = addr + size, next;
 	struct page *page;
-	unsigned long off;
 
 	if (!uc_poison_seen())
 		return false;
-	for (off = 0; off < size; off += PAGE_SIZE) {
-		page = uc_round_page(arena, addr + off);
-		if (page && uc_pages_poisoned(page, 1))
+	for (; addr < end; addr = next) {
+		page = uc_arena_run(arena, addr, end, &next);
+		if (page && uc_pages_poisoned(page, (next - addr) >> PAGE_SHIFT))
 			return true;
 	}
 	return false;
@@ -1003,15 +1016,15 @@ static void __uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 static void uc_arena_check_refs(struct uc_arena *arena, unsigned long addr,
 				unsigned long size)
 {
-	unsigned long off;
+	unsigned long end = addr + size, next, i;
 	struct page *page;
 
 	if (arena->perm == UNMAPPED_CACHE_NONE)
 		return;
-	for (off = 0; off < size; off += PAGE_SIZE) {
-		page = uc_round_page(arena, addr + off);
-		if (page)
-			uc_page_refs_repair(arena, page, 0);
+	for (; addr < end; addr = next) {
+		page = uc_arena_run(arena, addr, end, &next);
+		for (i = 0; page && i < (next - addr) >> PAGE_SHIFT; i++)
+			uc_page_refs_repair(arena, page + i, 0);
 	}
 }
 

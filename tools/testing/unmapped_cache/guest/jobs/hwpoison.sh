@@ -13,7 +13,10 @@
 #             that returns that block keeps it instead, out of the direct
 #             map
 # and once the in-use page's file is gone, hibernation is available again
-# (step hibernate; control: not while secret pages are held).
+# (step hibernate; control: not while secret pages are held).  Last,
+# unpoison-pfn on the three pages is refused (the cache holds references),
+# and after a drain none of them is in the direct map or handed out (step
+# unpoison).
 # Positive control first: without poison, the last page a process on CPU 0
 # freed is the first one the next process there gets, so its absence
 # later means something.  Then a process takes every page the NONE arena
@@ -150,6 +153,27 @@ dm=$(echo "$v" | sed -n 's/.* dm_present=\([0-9]*\) .*/\1/p')
 echo "UC-HWPOISON verify poisoned=$poisoned dm_present=$dm"
 [ "$poisoned" = 3 ] || bad "verify: $poisoned poisoned pages in the cache's blocks, not 3"
 [ "$dm" = 0 ] || bad "verify: $dm pages of the blocks are in the direct map"
+
+# unpoison: hwpoison-inject's unpoison-pfn on the three pages, then a
+# drain: unpoison_memory() finds the cache's own references and leaves
+# each page poisoned, so nothing of them may come back into the direct
+# map or be handed out.
+unpoison=/sys/kernel/debug/hwpoison/unpoison-pfn
+refused=0
+for p in $p1 $p2 $p3; do
+	echo "$p" > $unpoison 2>/dev/null || refused=$((refused + 1))
+done
+echo 1 > $dbg/drain
+v=$(cat $dbg/verify)
+poisoned=$(echo "$v" | sed -n 's/.* poisoned=\([0-9]*\).*/\1/p')
+dm=$(echo "$v" | sed -n 's/.* dm_present=\([0-9]*\) .*/\1/p')
+run again $(( free + 1024 )) || bad "unpoison: secret_pfns failed"
+hits=0
+for p in $p1 $p2 $p3; do has_pfn again "$p" && hits=$((hits + 1)); done
+echo "UC-HWPOISON step=unpoison refused=$refused poisoned=$poisoned dm_present=$dm handed_out=$hits ok=$(( refused == 3 && poisoned == 3 && dm == 0 && hits == 0 ))"
+[ "$refused" = 3 ] || bad "unpoison: $((3 - refused)) of the 3 pages unpoisoned while the cache holds them"
+[ "$poisoned" = 3 ] && [ "$dm" = 0 ] || bad "unpoison: after the drain, poisoned=$poisoned dm_present=$dm"
+[ $hits = 0 ] || bad "unpoison: a poisoned page was handed out"
 
 [ -n "$old_reap" ] && echo "$old_reap" > $reap
 uc_verify hwpoison || rc=1
