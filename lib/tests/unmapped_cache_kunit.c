@@ -2893,6 +2893,77 @@ static void poison_held_page_keeps_block_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_blocks_held(), held + 1);
 }
 
+/* A page of a mapped arena: its address there, for the cleanup. */
+struct uc_poison_va {
+	struct uc_arena *arena;
+	unsigned long addr;
+	struct page *page;
+};
+
+static void uc_test_poison_va_cleanup(void *data)
+{
+	struct uc_poison_va *pv = data;
+
+	if (PageHWPoison(pv->page)) {
+		ClearPageHWPoison(pv->page);
+		num_poisoned_pages_sub(page_to_pfn(pv->page), 1);
+	}
+	if (uc_arena_owns(pv->arena, pv->addr, PAGE_SIZE, UC_OWNER_POISON))
+		uc_arena_free(pv->arena, pv->addr, PAGE_SIZE, UC_OWNER_POISON);
+}
+
+/*
+ * A chunk of several pages carved with one poisoned page in it: only that
+ * page is set aside, as a chunk of its own, and the rest of the chunk goes
+ * back to the arena (not 16 MiB lost for one bad page).
+ */
+static void poison_sets_aside_only_the_bad_page(struct kunit *test)
+{
+	struct uc_poison_va *pv = kunit_kzalloc(test, sizeof(*pv), GFP_KERNEL);
+	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
+	const size_t size = 4 * PAGE_SIZE;
+	unsigned long set_aside, a, flags;
+	bool below_free;
+	void *p, *q;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		kunit_skip(test, "needs CONFIG_MEMORY_FAILURE");
+	KUNIT_ASSERT_NOT_NULL(test, pv);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	pv->arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, pv->arena);
+	/* Chunks are placed lowest first (uc_suite_init()): q carves p's place. */
+	p = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	a = (unsigned long)p;
+	pv->addr = a + 2 * PAGE_SIZE;
+	pv->page = vmalloc_to_page((void *)pv->addr);
+	unmapped_cache_free(cache, p, size);
+	KUNIT_ASSERT_NOT_NULL(test, pv->page);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_poison_va_cleanup,
+							   pv));
+	KUNIT_EXPECT_TRUE(test, uc_test_poison(pv->page));
+
+	set_aside = uc_arena_stat(pv->arena, UC_ARENA_POISON_SET_ASIDE);
+	q = unmapped_cache_alloc(cache, size, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, uc_arena_stat(pv->arena, UC_ARENA_POISON_SET_ASIDE),
+			set_aside + 1);
+	KUNIT_EXPECT_TRUE(test, uc_arena_owns(pv->arena, pv->addr, PAGE_SIZE,
+					      UC_OWNER_POISON));
+	KUNIT_EXPECT_TRUE(test, !q || (unsigned long)q >= pv->addr + PAGE_SIZE ||
+				(unsigned long)q + size <= pv->addr);
+	/* The two pages below the bad one went back to the tree. */
+	spin_lock_irqsave(&pv->arena->lock, flags);
+	below_free = uc_range_is_free(&pv->arena->tree, a, 2 * PAGE_SIZE);
+	spin_unlock_irqrestore(&pv->arena->lock, flags);
+	KUNIT_EXPECT_TRUE(test, below_free);
+	if (q)
+		unmapped_cache_free(cache, q, size);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(pv->arena), 0);
+}
+
 /*
  * The 1:1 map changes of machine-check recovery leave a cache page alone:
  * set_mce_nospec() (after memory_failure() of a machine check) must not
@@ -2929,6 +3000,7 @@ static struct kunit_case uc_poison_test_cases[] = {
 	KUNIT_CASE(poison_block_is_kept_until_unpoisoned),
 	KUNIT_CASE(poison_held_page_keeps_block_at_once),
 	KUNIT_CASE(poison_mce_nospec_leaves_the_block_alone),
+	KUNIT_CASE(poison_sets_aside_only_the_bad_page),
 	{}
 };
 

@@ -725,9 +725,10 @@ out:
  * leaves it where it is.  From then on the cache must never hand the page
  * out, never clear or fill it, and never map it again.  It looks at the
  * flag where it hands out and scrubs memory, and only while some page of
- * the machine is poisoned (uc_pages_poisoned()): a chunk found poisoned
- * when it is carved, or a round when it leaves a magazine, is set aside
- * whole (owned by UC_OWNER_POISON, never freed) and another one is taken;
+ * the machine is poisoned (uc_pages_poisoned()): the poisoned pages of a
+ * chunk found so when it is carved (the rest goes back to the tree), or a
+ * round when it leaves a magazine, are set aside (owned by
+ * UC_OWNER_POISON, never freed) and another chunk is taken;
  * a scrub writes around poisoned pages.  A chunk set aside keeps its
  * block busy, so the block is never restored to the direct map while the
  * rest of it stays in use; a block found poisoned on its release is kept
@@ -920,25 +921,127 @@ static bool uc_arena_poisoned(struct uc_arena *arena, unsigned long addr,
 	return false;
 }
 
+/* Poisoned pages of one chunk set aside one by one, at most. */
+#define UC_POISON_PAGES_MAX	8
+
+/*
+ * The poisoned pages of [@addr, @addr + @size), up to @max of them, in
+ * @pages (their addresses in the arena); returns how many there are, or
+ * @max + 1 if there are more.
+ */
+static unsigned int uc_arena_poisoned_pages(struct uc_arena *arena,
+					    unsigned long addr,
+					    unsigned long size,
+					    unsigned long *pages,
+					    unsigned int max)
+{
+	unsigned long end = addr + size, next, i;
+	unsigned int n = 0;
+	struct page *page;
+
+	for (; addr < end; addr = next) {
+		page = uc_arena_run(arena, addr, end, &next);
+		for (i = 0; page && addr + i * PAGE_SIZE < next; i++) {
+			if (!PageHWPoison(page + i))
+				continue;
+			if (n == max)
+				return max + 1;
+			pages[n++] = addr + i * PAGE_SIZE;
+		}
+	}
+	return n;
+}
+
+/*
+ * Give a carved chunk back but for its poisoned pages, each of which
+ * becomes a chunk of UC_OWNER_POISON: free the chunk, then carve each page
+ * at its own address (the tree's floor set to it: the lowest free place at
+ * or above the floor is the page itself).  All under one hold of the lock,
+ * with every node it can need allocated first, so that no poisoned page is
+ * ever free in the tree; false, with nothing changed, if those nodes could
+ * not be had.
+ */
+static bool uc_arena_set_aside_pages(struct uc_arena *arena, unsigned long addr,
+				     unsigned long size, const unsigned long *pages,
+				     unsigned int n)
+{
+	struct uc_range *pool[UC_POISON_PAGES_MAX * UC_RANGE_SPARES] = { };
+	struct uc_range *spare[UC_RANGE_SPARES];
+	struct uc_range *chunk;
+	unsigned long flags, floor;
+	unsigned int i, j, used = 0;
+	bool done = false;
+
+	for (i = 0; i < n * UC_RANGE_SPARES; i++) {
+		pool[i] = uc_range_node_alloc(GFP_ATOMIC | __GFP_NOWARN);
+		if (!pool[i])
+			goto out;
+	}
+	spin_lock_irqsave(&arena->lock, flags);
+	chunk = uc_range_find_busy(&arena->tree, addr);
+	if (WARN_ON_ONCE(!chunk || chunk->size != size)) {
+		spin_unlock_irqrestore(&arena->lock, flags);
+		goto out;
+	}
+	uc_range_free(&arena->tree, chunk);
+	floor = arena->tree.floor;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < UC_RANGE_SPARES; j++)
+			spare[j] = pool[used + j];
+		arena->tree.floor = pages[i];
+		chunk = uc_range_alloc(&arena->tree, PAGE_SIZE, PAGE_SIZE,
+				       UC_OWNER_POISON, spare);
+		for (j = 0; j < UC_RANGE_SPARES; j++)
+			pool[used + j] = spare[j];
+		used += UC_RANGE_SPARES;
+		/* The page was free: the lowest free place from it is itself. */
+		WARN_ON_ONCE(!chunk || chunk->start != pages[i]);
+	}
+	arena->tree.floor = floor;
+	spin_unlock_irqrestore(&arena->lock, flags);
+	uc_arena_count(arena, UC_ARENA_POISON_SET_ASIDE, n);
+	done = true;
+out:
+	/* The nodes the carves did not use. */
+	for (i = 0; i < ARRAY_SIZE(pool); i++)
+		uc_range_node_free(pool[i]);
+	return done;
+}
+
 /**
- * uc_arena_set_aside() - Set a chunk with a poisoned page aside for good.
+ * uc_arena_set_aside() - Set the poisoned pages of a chunk aside for good.
  * @arena: the arena.
  * @addr:  a chunk just carved (or a round just taken from a magazine),
  *         not handed out yet.
  * @size:  its size.
  *
+ * A chunk of one page is set aside whole.  A larger chunk goes back to the
+ * tree but for its poisoned pages, each of which is set aside on its own
+ * (a module's 16 MiB does not go for one bad page); a chunk with more
+ * than UC_POISON_PAGES_MAX of them, or when memory for that is short, is
+ * set aside whole.
+ *
  * Context: Any context.
- * Return: true if a page of the chunk is poisoned: the chunk is now owned
- * by UC_OWNER_POISON and the caller must take another.
+ * Return: true if a page of the chunk is poisoned: the chunk is not the
+ * caller's any more and the caller must take another.
  */
 bool uc_arena_set_aside(struct uc_arena *arena, unsigned long addr,
 			unsigned long size)
 {
+	unsigned long pages[UC_POISON_PAGES_MAX];
 	struct uc_range *chunk;
 	unsigned long flags;
+	unsigned int n;
 
 	if (!uc_arena_poisoned(arena, addr, size))
 		return false;
+	if (size > PAGE_SIZE) {
+		n = uc_arena_poisoned_pages(arena, addr, size, pages,
+					    UC_POISON_PAGES_MAX);
+		if (n && n <= UC_POISON_PAGES_MAX &&
+		    uc_arena_set_aside_pages(arena, addr, size, pages, n))
+			return true;
+	}
 	spin_lock_irqsave(&arena->lock, flags);
 	chunk = uc_range_find_busy(&arena->tree, addr);
 	if (!WARN_ON_ONCE(!chunk || chunk->size != size))
