@@ -50,13 +50,18 @@ run_bt() {
 	bt_l2=$(($(vmstat direct_map_level2_splits) - bt_l2))
 	kill -INT $bt
 	# bpftrace prints its maps and exits on SIGINT.  Once in a while (seen
-	# once in a cache-off boot, not reproduced in the next) it did not
-	# exit: wait at most 120 s, then show where it sleeps, kill it and
-	# fail the step instead of hanging the guest until the host's timeout.
+	# in a cache-off and in a cache-on boot, both on a loaded host) it
+	# did not: it sat in epoll_wait() with the signal taken, as when the
+	# signal comes between its check of the exit flag and the wait.  Its
+	# handler only sets that flag, so the signal is sent again every 5 s,
+	# which ends such a wait; after 120 s, show where it sleeps, kill it
+	# and fail the step instead of hanging the guest until the host's
+	# timeout.
 	i=0
 	while kill -0 $bt 2>/dev/null && [ $i -lt 120 ]; do
 		sleep 1
 		i=$((i + 1))
+		[ $((i % 5)) -eq 0 ] && kill -INT $bt 2>/dev/null
 	done
 	if kill -0 $bt 2>/dev/null; then
 		echo "UC-BT-HUNG script=$script pid=$bt state=$(awk '/^State:/ { print $2 }' /proc/$bt/status) wchan=$(cat /proc/$bt/wchan 2>/dev/null)"
