@@ -2923,7 +2923,7 @@ static void poison_sets_aside_only_the_bad_page(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
 	const size_t size = 4 * PAGE_SIZE;
 	unsigned long set_aside, a, flags;
-	bool below_free;
+	bool below_free, clear;
 	void *p, *q;
 
 	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
@@ -2952,8 +2952,9 @@ static void poison_sets_aside_only_the_bad_page(struct kunit *test)
 			set_aside + 1);
 	KUNIT_EXPECT_TRUE(test, uc_arena_owns(pv->arena, pv->addr, PAGE_SIZE,
 					      UC_OWNER_POISON));
-	KUNIT_EXPECT_TRUE(test, !q || (unsigned long)q >= pv->addr + PAGE_SIZE ||
-				(unsigned long)q + size <= pv->addr);
+	clear = !q || (unsigned long)q >= pv->addr + PAGE_SIZE ||
+		(unsigned long)q + size <= pv->addr;
+	KUNIT_EXPECT_TRUE_MSG(test, clear, "the new chunk holds the bad page");
 	/* The two pages below the bad one went back to the tree. */
 	spin_lock_irqsave(&pv->arena->lock, flags);
 	below_free = uc_range_is_free(&pv->arena->tree, a, 2 * PAGE_SIZE);

@@ -172,7 +172,8 @@ int main(int argc, char **argv)
 		return thp_probe(percent, avail);
 	}
 	if (percent <= 0 || percent > 100 || avail <= 0) {
-		fprintf(stderr, "usage: %s PERCENT | --scatter PERCENT READYFILE | --huge READYFILE | --thp PERCENT\n"
+		fprintf(stderr, "usage: %s PERCENT | --scatter PERCENT READYFILE |\n"
+			"       --huge READYFILE | --thp PERCENT\n"
 			"  (PERCENT of MemAvailable)\n", argv[0]);
 		return 2;
 	}
