@@ -289,7 +289,7 @@ run selftests selftests || rc=1
 #                 thp_fallback=+N compact_stall=+N
 if grep -q 'uc.frag=1' /proc/cmdline; then
 	pb=$(awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
-		/^Number of mixed type blocks/ { sec = "mixed"; seen[sec] = 1; next }
+		/^Number of mixed blocks/ { sec = "mixed"; seen[sec] = 1; next }
 		/^Node/ && sec != "" { for (i = 5; i <= NF; i++) n[sec] += $i; next }
 		{ sec = "" }
 		END { printf "pageblocks=%s mixed=%s", seen["blocks"] ? n["blocks"] + 0 : "none",
