@@ -503,8 +503,10 @@ def main():
         print("\n".join("  ".join(r) for r in [FRAG_HEAD] + grows))
         md += ["## Fragmentation after the workloads", ""]
         md += block("frag", [
-            "| " + " | ".join(FRAG_HEAD) + " |", "|" + "---|" * len(FRAG_HEAD)] +
-            ["| " + " | ".join(r) + " |" for r in grows] +
+            "| " + " | ".join(c.replace("|", "\\|") for c in FRAG_HEAD) + " |",
+            "|" + "---|" * len(FRAG_HEAD)] +
+            ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |"
+             for r in grows] +
             ["", "From the UC-FRAG-PROBE lines (jobs/callers.sh, booted with "
              "`page_owner=on uc.frag=1`), taken after the workloads, before "
              "the final drain, with the scattering process still holding its "
