@@ -31,19 +31,26 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static long mem_available_kb(void)
+/* The "KEY: N kB" line of a /proc file, in kB (-1 if there is none). */
+static long proc_kb(const char *path, const char *key)
 {
-	char line[256];
+	char line[256], fmt[64];
 	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
+	snprintf(fmt, sizeof(fmt), "%s: %%ld kB", key);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+		if (sscanf(line, fmt, &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
+}
+
+static long mem_available_kb(void)
+{
+	return proc_kb("/proc/meminfo", "MemAvailable");
 }
 
 /* Free every other page of [p, p + len) and wait, holding the rest. */
@@ -74,17 +81,7 @@ static int scatter(char *p, size_t len, const char *ready)
 /* The process's AnonHugePages, in kB (-1 if unknown). */
 static long anon_huge_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return proc_kb("/proc/self/smaps_rollup", "AnonHugePages");
 }
 
 /* Take every free order-9 page as a huge page, then wait holding them. */
