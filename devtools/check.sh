@@ -111,6 +111,28 @@ guest() {
 	[ ! -f "$log" ] || python3 "$UC_ROOT/devtools/console-lines.py" "$log"
 }
 
+# guest_mttcg LABEL LOG [qemu-run.sh options] JOB: guest() under
+# multi-threaded TCG (a host thread per vCPU).  QEMU then now and then
+# executes a stale int3 early in boot, on the stock kernel as well
+# (qemu-run.sh): a guest that dies that way before its job or KUnit
+# starts is booted once more.  Sets job_rc, and mttcg_note to what the
+# result line should say about it (empty if one boot did).
+guest_mttcg() {
+	local log=$2 tries=0
+	mttcg_note=""
+	while :; do
+		UC_QEMU_ACCEL=tcg,thread=multi guest "$@"
+		tries=$((tries + 1))
+		if [ $job_rc -eq 125 ] && [ $tries -eq 1 ] && grep -aq 'int3' "$log" &&
+		   ! grep -aq 'Subtest: unmapped_cache\|UC-BEGIN' "$log"; then
+			cp "$log" "$log.boot-crash"
+			mttcg_note="; booted twice, the first died of QEMU's int3 race at boot: $log.boot-crash"
+			continue
+		fi
+		break
+	done
+}
+
 # want SECTION: is SECTION part of this run (UC_CHECK_ONLY)?
 want() {
 	[ -z "$UC_CHECK_ONLY" ] || case ",$UC_CHECK_ONLY," in *",$1,"*) ;; *) false ;; esac
@@ -411,26 +433,15 @@ sec_refill() {
 	# longest fault and register_kprobe() are figures, off | on.
 	# Multi-threaded TCG (a host thread per vCPU): with one thread for
 	# both vCPUs, the worker's compaction on one vCPU would count in the
-	# other's fault latency.  QEMU's int3 race at early boot (see sec_rt)
+	# other's fault latency.  QEMU's int3 race at early boot (guest_mttcg)
 	# gets the guest booted once more, and the result line says so.
-	local mode line ctl tries note
+	local mode line ctl note
 	for mode in off on; do
 		log=$UC_GUEST/logs/refill-$mode.log
 		args=()
 		[ $mode = off ] && args=(--append unmapped_cache=off)
-		tries=0 note=""
-		while :; do
-			UC_QEMU_ACCEL=tcg,thread=multi guest "refill job, cache $mode" "$log" \
-				--timeout 900 "${args[@]}" refill
-			tries=$((tries + 1))
-			if [ $job_rc -eq 125 ] && [ $tries -eq 1 ] && grep -aq 'int3' "$log" &&
-			   ! grep -aq 'UC-BEGIN' "$log"; then
-				cp "$log" "$log.boot-crash"
-				note="; booted twice, the first died of QEMU's int3 race at boot: $log.boot-crash"
-				continue
-			fi
-			break
-		done
+		guest_mttcg "refill job, cache $mode" "$log" --timeout 900 "${args[@]}" refill
+		note=$mttcg_note
 		line=$(grep -a "^UC-REFILL cache=$mode " "$log" | tr -d '\r' | head -1)
 		unset "${!rf_@}"
 		eval "$(printf '%s\n' "${line#UC-REFILL }" | tr ' ' '\n' |
@@ -968,20 +979,10 @@ sec_rt() {
 	# then executes a stale int3 early in boot, on the stock kernel as
 	# well; a guest that dies that way before KUnit starts is booted once
 	# more, and the result line says so.
-	local tries=0 note=""
-	while :; do
-		UC_VARIANT=rt UC_QEMU_ACCEL=tcg,thread=multi guest "RT kernel: KUnit and workloads" "$log" \
-			--timeout 2400 --kunit --smp 2 \
-			--append pti=on --append uc.workloads=bpf,secretmem,modules rt
-		tries=$((tries + 1))
-		if [ $job_rc -eq 125 ] && [ $tries -eq 1 ] && grep -aq 'int3' "$log" &&
-		   ! grep -aq 'Subtest: unmapped_cache\|UC-BEGIN' "$log"; then
-			cp "$log" "$log.boot-crash"
-			note="; booted twice, the first died of QEMU's int3 race before KUnit: $log.boot-crash"
-			continue
-		fi
-		break
-	done
+	UC_VARIANT=rt guest_mttcg "RT kernel: KUnit and workloads" "$log" \
+		--timeout 2400 --kunit --smp 2 \
+		--append pti=on --append uc.workloads=bpf,secretmem,modules rt
+	local note=$mttcg_note
 	[ $job_rc -eq 0 ] && pass "RT guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG, PTI on ($(grep -ao 'uc_race: .*reads' "$log" | tr -d '\r')$note)" ||
 		fail "RT guest: job (status $job_rc, log: $log$note)"
 	kunit_results rt "$log"

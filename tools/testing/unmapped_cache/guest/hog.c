@@ -84,10 +84,30 @@ static long anon_huge_kb(void)
 	return proc_kb("/proc/self/smaps_rollup", "AnonHugePages");
 }
 
+#define HUGE_SIZE	(2UL << 20)
+
+/* A 2 MiB-aligned anonymous mapping of @len bytes, MADV_HUGEPAGE, or NULL. */
+static char *map_huge(size_t len)
+{
+	char *p = mmap(NULL, len + HUGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return NULL;
+	}
+	p = (char *)(((unsigned long)p + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
+	if (madvise(p, len, MADV_HUGEPAGE)) {
+		perror("madvise(MADV_HUGEPAGE)");
+		return NULL;
+	}
+	return p;
+}
+
 /* Take every free order-9 page as a huge page, then wait holding them. */
 static int take_huge(const char *ready)
 {
-	const size_t huge = 2UL << 20, step = 64UL << 20;
+	const size_t step = 64UL << 20;
 	long before, after = anon_huge_kb();
 	size_t off;
 	char *p;
@@ -98,19 +118,11 @@ static int take_huge(const char *ready)
 		return 1;
 	}
 	do {
-		p = mmap(NULL, step + huge, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED) {
-			perror("mmap");
+		p = map_huge(step);
+		if (!p)
 			return 1;
-		}
-		p = (char *)(((unsigned long)p + huge - 1) & ~(huge - 1));
-		if (madvise(p, step, MADV_HUGEPAGE)) {
-			perror("madvise(MADV_HUGEPAGE)");
-			return 1;
-		}
 		before = after;
-		for (off = 0; off < step; off += huge)
+		for (off = 0; off < step; off += HUGE_SIZE)
 			p[off] = 1;
 		after = anon_huge_kb();
 	} while (after - before >= 2048);
@@ -129,23 +141,13 @@ static int take_huge(const char *ready)
 /* Fault PERCENT of MemAvailable in as huge pages; report how many came. */
 static int thp_probe(long percent, long avail)
 {
-	const size_t huge = 2UL << 20;
-	size_t len = ((size_t)avail * 1024 / 100 * percent) & ~(huge - 1);
+	size_t len = ((size_t)avail * 1024 / 100 * percent) & ~(HUGE_SIZE - 1);
 	size_t off;
-	char *p;
+	char *p = map_huge(len);
 
-	p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
+	if (!p)
 		return 1;
-	}
-	p = (char *)(((unsigned long)p + huge - 1) & ~(huge - 1));
-	if (madvise(p, len, MADV_HUGEPAGE)) {
-		perror("madvise(MADV_HUGEPAGE)");
-		return 1;
-	}
-	for (off = 0; off < len; off += huge)
+	for (off = 0; off < len; off += HUGE_SIZE)
 		p[off] = 1;
 	printf("hog: thp asked_mib=%zu huge_mib=%ld\n", len >> 20,
 	       anon_huge_kb() >> 10);
