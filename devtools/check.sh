@@ -21,7 +21,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy memcg refill hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -469,6 +469,58 @@ sec_refill() {
 		fi
 		splat_scan "guest: refill job, cache $mode" "$log"
 	done
+}
+
+sec_modload() {
+	# Module loading (jobs/modload.sh), stock and cached: uc_relocs.ko, 1
+	# MiB of text with 140 000 relocations that the module checks itself
+	# when it loads, loaded and unloaded 5 times from tmpfs.  With the
+	# cache on, the loader relocates a copy of each section of read-only
+	# module memory and writes it back at once: a load makes a handful of
+	# writes through the cache's private mapping, not one per relocation
+	# (a kprobe on arch_unmapped_cache_write() counts them, 64 at most;
+	# control: the same kprobe counts the 512 writes of the debugfs
+	# exercise).  Likewise ftrace's patching of uc_testmod_b's 1024+ call
+	# sites goes to a staged copy of its text: 64 writes at most for the
+	# whole load.  Figures, off | on, one boot each: load+unload time of that
+	# module, the time user space started, ftrace's patching of a module's
+	# call sites at its load.
+	local mode line ctl w c bs bw
+	local -A med boot fmod
+	for mode in off on; do
+		log=$UC_GUEST/logs/modload-$mode.log
+		args=()
+		[ $mode = off ] && args=(--append unmapped_cache=off)
+		guest "module loading, cache $mode" "$log" --timeout 600 --hostroot "${args[@]}" modload
+		line=$(grep -a "^UC-MODLOAD cache=$mode " "$log" | tr -d '\r' | head -1)
+		w=$(printf '%s\n' "$line" | sed -n 's/.* writes_per_load=\([0-9]*\) .*/\1/p')
+		c=$(printf '%s\n' "$line" | sed -n 's/.* cycles=\([0-9]*\) .*/\1/p')
+		med[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* median_ns=\([0-9]*\) .*/\1/p')
+		boot[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* boot_ms=\([0-9]*\) .*/\1/p')
+		bs=$(printf '%s\n' "$line" | sed -n 's/.* testmod_b_sites=\([0-9]*\) .*/\1/p')
+		bw=$(printf '%s\n' "$line" | sed -n 's/.* testmod_b_writes=\([0-9]*\) .*/\1/p')
+		fmod[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* ftrace_module_us=\([0-9]*\) .*/\1/p')
+		if [ $mode = off ]; then
+			if [ $job_rc -eq 0 ] && [ "${c:-0}" -eq 5 ] && [[ $line == *" relocs_ok=1"* ]] &&
+			   [ "${bs:-0}" -ge 1024 ]; then
+				pass "guest: module loading, cache off: uc_relocs (140000 relocations, checked by the module) loaded and unloaded 5 times, uc_testmod_b has $bs ftrace call sites (${line#UC-MODLOAD })"
+			else
+				fail "guest: module loading, cache off: ${line:-no UC-MODLOAD line} (status $job_rc, log: $log)"
+			fi
+		else
+			ctl=$(grep -a "^UC-MODLOAD-CONTROL " "$log" | tr -d '\r' | sed -n 's/.* writes=\([0-9]*\).*/\1/p' | head -1)
+			if [ $job_rc -eq 0 ] && [ "${c:-0}" -eq 5 ] && [[ $line == *" relocs_ok=1"* ]] &&
+			   [ -n "$w" ] && [ "$w" -ge 1 ] && [ "$w" -le 64 ] && [ "${ctl:-0}" -ge 512 ] &&
+			   [ "${bs:-0}" -ge 1024 ] && [ -n "$bw" ] && [ "$bw" -ge 1 ] && [ "$bw" -le 64 ]; then
+				pass "guest: module loading, cache on: 140000 relocations applied right with $w writes into read-only module memory per load, and $bs ftrace call sites patched with $bw, not one each (${line#UC-MODLOAD }; control: the probe counted ${ctl} writes of 512 debugfs chunks)"
+			else
+				fail "guest: module loading, cache on: relocations or ftrace call sites not written through a copy, or the probe saw nothing: ${line:-no UC-MODLOAD line}; control writes=${ctl:-none} (want 1..64 writes a load of uc_relocs and of uc_testmod_b with >= 1024 call sites, control >= 512; status $job_rc, log: $log)"
+			fi
+		fi
+		splat_scan "guest: module loading, cache $mode" "$log"
+	done
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", b / a; else printf "?" }'; }
+	echo "    figures, module loading (TCG, one boot each, off | on): uc_relocs load+unload median ${med[off]:-?} | ${med[on]:-?} ns (x$(ratio "${med[off]}" "${med[on]}")); user space at ${boot[off]:-?} | ${boot[on]:-?} ms; ftrace_module_init() of uc_testmod_b ${fmod[off]:-?} | ${fmod[on]:-?} us (x$(ratio "${fmod[off]}" "${fmod[on]}"))"
 }
 
 sec_hwpoison() {
@@ -1007,7 +1059,7 @@ lane() {
 	done > "$UC_CACHE/logs/lane-$name.out"
 }
 uc_log "guest jobs: the main kernel's, and the debug and RT kernels' once built (two lanes)"
-lane main kunit blocks pressure secrecy memcg refill hwpoison kaslr numa hibernate bpftools callers soak &
+lane main kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak &
 lane_main=$!
 lane variants debug rt &
 lane_variants=$!

@@ -7,6 +7,7 @@
 #   # mutant: one line saying what it breaks
 #   # run: harness | kunit | debug (make check of the debug kernel only)
 #   #      | atomics (the main kernel, then devtools/check-atomics.py)
+#   #      | check SECTION,... (make check with UC_CHECK_ONLY=SECTION,...)
 #   # expect: a string the run's output must contain (e.g. a FAIL line)
 #
 # Each mutant is applied to a fresh copy of the repository (git worktree
@@ -60,6 +61,9 @@ for name in "${names[@]}"; do
 	debug)
 		# The debug kernel's KUnit boot and job (lockdep, KASAN).
 		(cd "$work/tree" && UC_CACHE=$state/cache UC_CHECK_ONLY=debug make check) \
+			> "$log" 2>&1 ;;
+	check\ *)
+		(cd "$work/tree" && UC_CACHE=$state/cache UC_CHECK_ONLY=${run#check } make check) \
 			> "$log" 2>&1 ;;
 	*)	uc_die "$name: unknown run '$run'" ;;
 	esac
