@@ -2,7 +2,8 @@
 """Find kernel splats in a console log, and tell expected ones apart.
 
 Usage: splats.py [--complete] [--expect-warnings CASE,...]
-                 [--require-warnings CASE,...] [--kcsan MODULE] LOG
+                 [--require-warnings CASE,...] [--kcsan MODULE]
+                 [--ours-functions FILE] LOG
 
 A splat is a WARNING, BUG (KASAN and kmemleak reports included), Oops,
 lockdep report, RCU warning or CPU stall, hung task, hard or soft
@@ -27,8 +28,9 @@ empty or truncated log fails.
 
 With --kcsan MODULE (the KCSAN kernel's log), KCSAN reports are sorted
 into three kinds.  A report in the cache's code (its title, or the top
-frame of either access, names a uc_ or unmapped_cache function) is a
-splat.  A report naming a function of MODULE is the planted race of the
+frame of either access, names a uc_ or unmapped_cache function, or one
+of the functions listed in --ours-functions: those the series adds to
+the kernel's own files, such as module_memory_poke()) is a splat.  A report naming a function of MODULE is the planted race of the
 positive control, and at least one is required: without it, "no report"
 would not show that KCSAN was watching.  Any other report is a race
 elsewhere in the kernel: listed and counted, not a failure of this
@@ -68,8 +70,12 @@ RESULT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(not ok|ok) \d+ (.+?)\s*(?:#.*)?$")
 SUBTEST = re.compile(r"# Subtest: (\S+)")
 
 
-def kcsan_kind(report, control):
-    """Sort one KCSAN report: "ours", "control" or "elsewhere"."""
+FRAME_FN = re.compile(r"([A-Za-z_]\w*)(?:\+0x|\s*(?:/|$|\[))")
+
+
+def kcsan_kind(report, control, series=frozenset()):
+    """Sort one KCSAN report: "ours", "control" or "elsewhere".  SERIES:
+    names of the functions the series adds outside the cache's files."""
     title = report[0]
     tops = [report[i + 1].strip() for i in range(len(report) - 1)
             if KCSAN_ACCESS.search(report[i]) and report[i + 1].strip()]
@@ -78,6 +84,9 @@ def kcsan_kind(report, control):
            for n in named):
         return "control"
     if any(OURS_FN.search(n.split(" in ", 1)[-1]) for n in named):
+        return "ours"
+    if series and any(f in series for n in named
+                      for f in FRAME_FN.findall(n.split(" in ", 1)[-1])):
         return "ours"
     return "elsewhere"
 
@@ -94,8 +103,19 @@ def main():
     ap.add_argument("--kcsan", metavar="MODULE", default="",
                     help="KCSAN log: fail on reports in the cache's code,"
                     " require one from MODULE (the planted race)")
+    ap.add_argument("--ours-functions", metavar="FILE", default="",
+                    help="with --kcsan: a report naming one of these"
+                    " functions (one a line: devtools/series-functions.py)"
+                    " is in the series' code too")
     ap.add_argument("log")
     args = ap.parse_args()
+    series = frozenset()
+    if args.ours_functions:
+        with open(args.ours_functions) as f:
+            series = frozenset(l.strip() for l in f if l.strip())
+        if not series:
+            print("EMPTY list of the series' functions: %s" % args.ours_functions)
+            return 1
     allowed = [c for c in args.expect_warnings.split(",") if c]
     required = [c for c in args.require_warnings.split(",") if c]
     begun = ended = False
@@ -118,7 +138,7 @@ def main():
                 if not KCSAN_END.search(line):
                     kcsan.append(re.sub(r"^\[[^\]]*\]\s?", "", line))
                     continue
-                kind = kcsan_kind(kcsan, args.kcsan)
+                kind = kcsan_kind(kcsan, args.kcsan, series)
                 if kind == "ours":
                     pending.append(kcsan[0][:160])
                 elif kind == "control":

@@ -60,6 +60,22 @@ control() { race "uc_race_reader [uc_race] / uc_race_writer [uc_race]" \
 { begin; control; race "rcu_core / tick_sched_timer" \
 	"rcu_core+0x40/0x90" "tick_sched_timer+0x10/0x80"; end; } |
 	expect elsewhere 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_race), 1 elsewhere in the kernel" --complete --kcsan uc_race
+# A race in a function the series adds to a kernel file (the list
+# devtools/series-functions.py prints) is the series' own; without the
+# list it would count as elsewhere.
+printf 'module_memory_poke\nsecretmem_add_folio\n' > "$tmp/series-fns"
+{ begin; control; race "module_memory_poke / rcu_core" \
+	"module_memory_poke+0x40/0x90" "rcu_core+0x10/0x80"; end; } |
+	expect series-fn 1 "KCSAN: 1 report(s) in the cache's code, 1 from the planted race (uc_race), 0 elsewhere in the kernel" --complete --kcsan uc_race --ours-functions "$tmp/series-fns"
+{ begin; control; race "module_memory_poke / rcu_core" \
+	"module_memory_poke+0x40/0x90" "rcu_core+0x10/0x80"; end; } |
+	expect series-fn-unlisted 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_race), 1 elsewhere in the kernel" --complete --kcsan uc_race
+{ begin; control; race "rcu_core / tick_sched_timer" \
+	"rcu_core+0x40/0x90" "tick_sched_timer+0x10/0x80"; end; } |
+	expect series-fn-elsewhere 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_race), 1 elsewhere in the kernel" --complete --kcsan uc_race --ours-functions "$tmp/series-fns"
+: > "$tmp/no-fns"
+{ begin; control; end; } |
+	expect series-fn-empty-list 1 "EMPTY list of the series' functions: $tmp/no-fns" --complete --kcsan uc_race --ours-functions "$tmp/no-fns"
 # Without --kcsan every KCSAN report is a splat.
 { begin; control; end; } |
 	expect plain-kernel 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
@@ -92,4 +108,7 @@ one kmemleak "unreferenced object 0xffff888003a0c000 (size 64):"
 { begin; echo "[    5.0] rcu: Hierarchical RCU implementation."
   echo "[    5.1] INFO: task sh is fine"; echo "[    5.2] kmalloc-64 ok"; end; } |
 	expect clean 0 "0 splats, 0 expected (bad-input cases), 0 not expected" --complete
+# The list of the series' functions comes from a scanner of C layout.
+python3 "$UC_ROOT/devtools/series-functions.py" --self-test >/dev/null || {
+	echo "series-functions.py --self-test failed"; bad=1; }
 exit $bad
