@@ -1035,7 +1035,7 @@ sec_rt() {
 		--timeout 2400 --kunit --smp 2 \
 		--append pti=on --append uc.workloads=bpf,secretmem,modules rt
 	local note=$mttcg_note
-	[ $job_rc -eq 0 ] && pass "RT guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG, PTI on ($(grep -ao 'uc_race: .*reads' "$log" | tr -d '\r')$note)" ||
+	[ $job_rc -eq 0 ] && pass "RT guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG, PTI on ($(grep -ao 'UC-KCSAN-CONTROL .*' "$log" | tr -d '\r')$note)" ||
 		fail "RT guest: job (status $job_rc, log: $log$note)"
 	kunit_results rt "$log"
 	# The series' code outside the cache's files: the functions its
@@ -1043,8 +1043,8 @@ sec_rt() {
 	# and secretmem's helpers...), listed from the patched tree.
 	local fns=$UC_CACHE/logs/series-functions.txt
 	python3 "$UC_ROOT/devtools/series-functions.py" "$UC_SRC" > "$fns" || : > "$fns"
-	splat_scan "RT guest: no lockdep, sleep-in-atomic or other splat; no data race reported in the cache's code or in the $(wc -l < "$fns") functions the series adds to kernel files; the planted race in uc_race was reported" \
-		"$log" --kcsan uc_race --ours-functions "$fns" \
+	splat_scan "RT guest: no lockdep, sleep-in-atomic or other splat; no data race reported in the cache's code or in the $(wc -l < "$fns") functions the series adds to kernel files; the race planted in the cache's own code was reported" \
+		"$log" --kcsan uc_planted_race --ours-functions "$fns" \
 		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 

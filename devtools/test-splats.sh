@@ -76,6 +76,11 @@ printf 'module_memory_poke\nsecretmem_add_folio\n' > "$tmp/series-fns"
 : > "$tmp/no-fns"
 { begin; control; end; } |
 	expect series-fn-empty-list 1 "EMPTY list of the series' functions: $tmp/no-fns" --complete --kcsan uc_race --ours-functions "$tmp/no-fns"
+# The control planted in the cache's own code has uc_ names: it counts
+# as the control, not as a race in the cache's code.
+{ begin; race "uc_planted_race_reader / uc_planted_race_writer" \
+	"uc_planted_race_writer+0x60/0xc0" "uc_planted_race_reader+0x60/0xd7"; end; } |
+	expect own-control 0 "KCSAN: 0 report(s) in the cache's code, 1 from the planted race (uc_planted_race), 0 elsewhere in the kernel" --complete --kcsan uc_planted_race
 # Without --kcsan every KCSAN report is a splat.
 { begin; control; end; } |
 	expect plain-kernel 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete

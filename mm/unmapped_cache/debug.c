@@ -683,6 +683,87 @@ static int caches_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(caches);
 
+#ifdef CONFIG_KCSAN
+/*
+ * KCSAN's positive control for the cache's own files: writing MS to
+ * planted_race runs, for MS milliseconds, a thread that increments a word
+ * with plain accesses and one that reads it, on two CPUs if there are
+ * two: a data race by design, which a KCSAN kernel must report in
+ * uc_planted_race_writer() or _reader().  Without that report, "no race
+ * reported in the cache's code" would not show that mm/unmapped_cache/
+ * is instrumented.  (KCSAN leaves out of its reports the frames of
+ * functions with "kcsan_" in their names: these have none.)
+ */
+struct uc_planted_race {
+	struct completion done;
+	unsigned long deadline;
+	unsigned long count;
+};
+
+static unsigned long uc_planted_race_word;
+static unsigned long uc_planted_race_sink;
+
+static noinline int uc_planted_race_writer(void *data)
+{
+	struct uc_planted_race *p = data;
+
+	while (time_before(jiffies, p->deadline)) {
+		uc_planted_race_word++;
+		barrier();
+		if (!(++p->count % 1024))
+			cond_resched();
+	}
+	complete(&p->done);
+	return 0;
+}
+
+static noinline int uc_planted_race_reader(void *data)
+{
+	struct uc_planted_race *p = data;
+
+	while (time_before(jiffies, p->deadline)) {
+		uc_planted_race_sink += uc_planted_race_word;
+		barrier();
+		if (!(++p->count % 1024))
+			cond_resched();
+	}
+	complete(&p->done);
+	return 0;
+}
+
+static int planted_race_set(void *data, u64 ms)
+{
+	int (*fns[2])(void *) = { uc_planted_race_writer, uc_planted_race_reader };
+	struct uc_planted_race *p;
+	struct task_struct *t;
+	int i, cpu, started = 0;
+
+	if (!ms || ms > 60000)
+		return -EINVAL;
+	p = kcalloc(2, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < 2; i++) {
+		init_completion(&p[i].done);
+		p[i].deadline = jiffies + msecs_to_jiffies(ms);
+		t = kthread_create(fns[i], &p[i], "uc_planted_race/%d", i);
+		if (IS_ERR(t))
+			break;
+		if (cpu < nr_cpu_ids)
+			kthread_bind(t, cpu);
+		wake_up_process(t);
+		started++;
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+	for (i = 0; i < started; i++)
+		wait_for_completion(&p[i].done);
+	kfree(p);
+	return started == 2 ? 0 : -ENOMEM;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(planted_race_fops, NULL, planted_race_set, "%llu\n");
+#endif
+
 void uc_debugfs_init(struct dentry *root)
 {
 	struct uc_arena *arena;
@@ -709,4 +790,8 @@ void uc_debugfs_init(struct dentry *root)
 				   &bench_scale_fops);
 	debugfs_create_file("bench_results", 0444, root, NULL,
 			    &bench_results_fops);
+#ifdef CONFIG_KCSAN
+	debugfs_create_file_unsafe("planted_race", 0200, root, NULL,
+				   &planted_race_fops);
+#endif
 }

@@ -76,7 +76,7 @@ while [ $i -lt "$cycles" ] && [ $rc -eq 0 ]; do
 	i=$((i + 1))
 done
 dmesg | grep 'uc_relocs: ' | tail -n 1
-median=$(echo "$ns" | tr ',' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }')
+median=$(echo "$ns" | tr ',' '\n' | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", v[int((NR + 1) / 2)] + 0 }')
 # ftrace's patching of a module's call sites to NOPs when it loads, for
 # uc_testmod_b (about 64 KiB of generated functions; uc_relocs has no call
 # site).  ftrace_module_init() is notrace, so the probes sit on either
