@@ -1049,34 +1049,67 @@ sec_rt() {
 }
 
 # Two lanes of guests run at the same time, each TCG guest on a host
-# thread of its own: the main kernel's jobs, and the debug and RT kernels'
-# jobs, each of which starts once its kernel has built in the background.
-# A lane's results go to a file of its own, printed and counted once both
-# lanes are done, so that the output reads in one order whatever the
-# timing (the progress lines, on stderr, show as they come).
-lane() {
-	local name=$1 sec
-	shift
-	for sec in "$@"; do
-		want "$sec" || continue
-		local start=$(date +%s)
-		"sec_$sec"
-		phase_time "section $sec" "$start"
-	done > "$UC_CACHE/logs/lane-$name.out"
+# thread of its own, taking sections from one queue: the debug or RT
+# kernel's section as soon as that kernel is built (they are the end of a
+# cold run), else the main kernel's sections, longest first (their usual
+# length, so that the two lanes end close together), else a variant's
+# section, waiting for its build.  A section's results go to a file of
+# its own, printed and counted in the order below once both lanes are
+# done, so that the output reads the same whatever the timing (the
+# progress lines, on stderr, show as they come).  No check compares
+# times across boots, so two guests may run at once.
+main_sections="callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
+variant_sections="debug rt"
+printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt"
+queue=$UC_CACHE/logs/sections.todo
+for sec in $variant_sections $main_sections; do
+	want "$sec" && echo "$sec"
+done > "$queue"
+rm -f "$UC_CACHE"/logs/section-*.out
+
+# next_section: print the next section to run and take it off the queue;
+# false when the queue is empty.
+next_section() {
+	local fd sec pick=
+	exec {fd}>> "$queue.lock"
+	flock "$fd"
+	for sec in $variant_sections; do
+		grep -qx "$sec" "$queue" && [ -f "$UC_CACHE/logs/$sec-build.rc" ] &&
+			{ pick=$sec; break; }
+	done
+	[ -n "$pick" ] || pick=$(grep -vxF -f <(printf '%s\n' $variant_sections) "$queue" | head -n 1)
+	[ -n "$pick" ] || pick=$(head -n 1 "$queue")
+	[ -z "$pick" ] || grep -vx "$pick" "$queue" > "$queue.new"
+	[ -z "$pick" ] || mv "$queue.new" "$queue"
+	exec {fd}>&-
+	[ -n "$pick" ] && echo "$pick"
 }
-uc_log "guest jobs: the main kernel's, and the debug and RT kernels' once built (two lanes)"
-lane main kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak &
-lane_main=$!
-lane variants debug rt &
-lane_variants=$!
-wait "$lane_main" "$lane_variants"
+lane() {
+	local sec start
+	while sec=$(next_section); do
+		start=$(date +%s)
+		"sec_$sec" > "$UC_CACHE/logs/section-$sec.out"
+		phase_time "section $sec (lane $1)" "$start"
+	done
+}
+uc_log "guest jobs: two lanes, the debug and RT kernels' as soon as they are built"
+lane 1 &
+lane_1=$!
+lane 2 &
+lane_2=$!
+wait "$lane_1" "$lane_2"
+: > "$UC_CACHE/logs/lane-guests.out"
+for sec in $printed_order; do
+	[ -f "$UC_CACHE/logs/section-$sec.out" ] &&
+		cat "$UC_CACHE/logs/section-$sec.out" >> "$UC_CACHE/logs/lane-guests.out"
+done
 kunit_verdicts > "$UC_CACHE/logs/lane-kunit.out"
 if [ -n "$host_lane" ]; then
 	wait "$host_lane"
 	host_lane=
 	count_lane host
 fi
-for l in main variants kunit; do
+for l in guests kunit; do
 	count_lane $l
 done
 

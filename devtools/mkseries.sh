@@ -110,13 +110,14 @@ This series adds the allocator asked for at LSFMM 2022: it takes whole
 2 MiB blocks from the page allocator, removes each from the direct map
 with its one PMD (no split), and serves page-granular chunks from
 per-permission arenas with per-CPU magazines and a shrinker.  Module
-text, read-only data and data come from the ROX, RO and RW arenas, mapped
-once with their final permissions by 2M entries in the module area and
+text and read-only data come from the ROX and RO arenas, mapped once with
+their final permissions in the module area (text by 2M entries) and
 written before the module is formed through a mapping only the writing
-CPU sees, so that loading and unloading a module changes no page table;
-kprobe instruction pages, ftrace trampolines and BPF program packs come
-from the ROX arena, secretmem from the unmapped one, and execmem's other
-users (module ro_after_init data) from unmapped pages mapped 4K.
+CPU sees, so that loading and unloading a module changes no direct-map
+entry; kprobe instruction pages, ftrace trampolines and BPF program packs
+come from the ROX arena, secretmem from the unmapped one, and execmem's
+other users (module data and ro_after_init data) from unmapped pages
+mapped 4K, so that a stale pointer into an unloaded module's data faults.
 unmapped_cache=off restores their old paths.
 
 Hibernation and /proc/kcore keep working with the cache in use.  The
@@ -127,6 +128,10 @@ module text, JIT images and trampolines through their own mappings and
 secret pages as zeroes.
 
 TXT
+	if [ -f "$UC_ROOT/patches/upstream/cover-testing.txt" ]; then
+		cat "$UC_ROOT/patches/upstream/cover-testing.txt"
+		echo
+	fi
 	if [ -f "$UC_CACHE/results/latest/report.md" ]; then
 		echo "Measured with the same kernel booted off and on under QEMU:"
 		echo

@@ -1703,7 +1703,12 @@ static void mag_drain_asks_only_cpus_with_rounds(struct kunit *test)
 	unmapped_cache_free(cache, p, PAGE_SIZE);
 }
 
-#define UC_STRESS_OPS		100000
+/*
+ * Operations per worker.  KASAN makes each one some ten times slower:
+ * its kernel runs a quarter as many, still thousands of refills, drains
+ * and reuses of the same pages under its checks.
+ */
+#define UC_STRESS_OPS		(IS_ENABLED(CONFIG_KASAN) ? 25000 : 100000)
 #define UC_STRESS_LIVE		256
 #define UC_STRESS_SECRETS	128
 

@@ -200,7 +200,7 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 
 /*
  * Free a single page handed out as a round: scrub it (clear a NONE page
- * through this CPU's temporary mapping, see arch_unmapped_cache_clear_pages();
+ * through this CPU's temporary mapping, see arch_unmapped_cache_clear_page();
  * an RW page only with init_on_free, see uc_arena_scrub()),
  * then into this CPU's magazines or, when they have no room, back to the
  * tree.  False if @addr is not a round of @cache; the caller then takes the

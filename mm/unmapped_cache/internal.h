@@ -264,8 +264,7 @@ extern const int uc_page_free_tag;
  * @rounds: how many entries of @addr and @page are valid.
  * @addr:   the chunks' addresses (virtual, or physical for NONE).
  * @page:   their pages, whose ->private records the cache holding a round
- *          while it is handed out; an array of its own so that a batch of
- *          NONE pages goes to arch_unmapped_cache_clear_pages() as it is.
+ *          while it is handed out.
  */
 struct uc_magazine {
 	struct list_head list;

@@ -21,6 +21,12 @@
  *
  * (all on one line) and exits 0 only if everything passed.
  *
+ * A kernel without CONFIG_NET (the debug and RT test kernels; no
+ * /proc/net) has neither socket filters nor BPF_PROG_TEST_RUN: the same
+ * programs are then loaded as sleepable BPF_PROG_TYPE_SYSCALL programs,
+ * which go through the same JIT and program packs, and are not run (runs=0);
+ * the line ends with " mode=load-only".  Hold mode needs the test runs.
+ *
  * With -H FILE (hold mode) the programs stay loaded after that line, for a
  * test that hibernates or inspects the kernel meanwhile.  The reload rounds
  * are skipped unless -r is given too, and the loader exits 1 right after
@@ -75,6 +81,8 @@ static struct bpf_insn insn_buf[MAX_INSNS];
 static unsigned char pkt[PKT_LEN];
 static uint64_t seed = 1;
 static unsigned long long nr_loads, nr_runs, nr_bad;
+/* No CONFIG_NET: load SYSCALL programs, run nothing (see the top). */
+static int load_only;
 static unsigned long long jit_min = ~0ULL, jit_max, jit_total;
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
@@ -172,6 +180,10 @@ static void load_prog(struct prog *p, unsigned int idx, int first_wave)
 						   idx));
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	if (load_only) {
+		attr.prog_type = BPF_PROG_TYPE_SYSCALL;
+		attr.prog_flags = BPF_F_SLEEPABLE;
+	}
 	attr.insn_cnt = p->insns;
 	attr.insns = (uintptr_t)insn_buf;
 	attr.license = (uintptr_t)"GPL";
@@ -227,6 +239,8 @@ static int run_prog(struct prog *p, unsigned int idx, int may_fail)
 {
 	union bpf_attr attr;
 
+	if (load_only)
+		return 0;
 	memset(&attr, 0, sizeof(attr));
 	attr.test.prog_fd = p->fd;
 	attr.test.data_in = (uintptr_t)pkt;
@@ -436,6 +450,11 @@ int main(int argc, char **argv)
 		print_usage(argv[0]);
 	if (ready && !rounds_set)
 		rounds = 0;
+	load_only = access("/proc/net", F_OK) != 0;
+	if (load_only && ready) {
+		fprintf(stderr, "hold mode needs BPF_PROG_TEST_RUN (CONFIG_NET)\n");
+		return 1;
+	}
 	/*
 	 * Hold mode takes SIGUSR1 with sigwait(), so it stays blocked from
 	 * now on: one sent before the wait is kept pending, not lost.
@@ -500,8 +519,9 @@ int main(int argc, char **argv)
 		for (i = 0; i < nprogs; i++)
 			close(progs[i].fd);
 
-	printf("UC-BPF progs=%llu runs=%llu bad=%llu jit_min=%llu jit_max=%llu jit_total=%llu\n",
-	       nr_loads, nr_runs, nr_bad, jit_min, jit_max, jit_total);
+	printf("UC-BPF progs=%llu runs=%llu bad=%llu jit_min=%llu jit_max=%llu jit_total=%llu%s\n",
+	       nr_loads, nr_runs, nr_bad, jit_min, jit_max, jit_total,
+	       load_only ? " mode=load-only" : "");
 	rc = nr_bad ? 1 : 0;
 	if (ready && !rc) {
 		rc = hold(progs, nprogs, ready, &usr1);

@@ -105,6 +105,7 @@ uc_sampler() {
 # Fails if any of the counts after "pages" but vmaps, vmap_pages and
 # vmap_exec is not 0, or if the vmap fields are missing.
 uc_verify() {
+	local v bad
 	[ -r /sys/kernel/debug/unmapped_cache/verify ] || return 0
 	v=$(cat /sys/kernel/debug/unmapped_cache/verify)
 	bad=$(( $(uc_stat 'bad calls refused') - UC_BAD_CALLS0 ))
@@ -127,7 +128,9 @@ uc_verify() {
 #   UC-FIG name=NAME rc=RC KEY=BEFORE:AFTER ...
 # that the host parses into its tables; then uc_verify NAME.
 uc_measure() {
-	name=$1
+	# Local: the jobs keep their own rc, name... (a global rc here once
+	# reset a job's failed status to the next workload's 0).
+	local name=$1 rc before after line b k a
 	shift
 	echo "$name" > /run/tmp/uc.phase
 	before=$(uc_snapshot)
