@@ -2,7 +2,8 @@
 """Find kernel splats in a console log, and tell expected ones apart.
 
 Usage: splats.py [--complete] [--expect-warnings CASE,...]
-                 [--require-warnings CASE,...] [--kcsan MODULE]
+                 [--require-warnings CASE,...] [--expect-kasan FUNCTION,...]
+                 [--kcsan MODULE]
                  [--ours-functions FILE] LOG
 
 A splat is a WARNING, BUG (KASAN and kmemleak reports included), Oops,
@@ -21,6 +22,10 @@ expected warning: a bad-input case whose warning went missing fails.
 (WARN_ON_ONCE() prints once per call site and boot, so this checks the
 case, not each of its rows; the KUnit cases check every row with the
 cache's count of refused calls.)
+
+With --expect-kasan FUNCTION,..., a KASAN report made in one of those
+functions is expected (a test's deliberate stale read, which its job
+checks was reported); any other KASAN report is a splat.
 
 With --complete, the log must be a guest job's whole console: it must
 show the guest's start (UC-BEGIN) and the job's result (UC-RESULT); an
@@ -98,6 +103,9 @@ def main():
     ap.add_argument("--require-warnings", default="",
                     help="comma-separated KUnit case names (prefixes) that"
                     " must each show at least one expected warning")
+    ap.add_argument("--expect-kasan", default="",
+                    help="comma-separated functions whose KASAN reports"
+                    " are expected")
     ap.add_argument("--complete", action="store_true",
                     help="fail unless the log has UC-BEGIN and UC-RESULT")
     ap.add_argument("--kcsan", metavar="MODULE", default="",
@@ -117,6 +125,7 @@ def main():
             print("EMPTY list of the series' functions: %s" % args.ours_functions)
             return 1
     allowed = [c for c in args.expect_warnings.split(",") if c]
+    kasan_ok = [f for f in args.expect_kasan.split(",") if f]
     required = [c for c in args.require_warnings.split(",") if c]
     begun = ended = False
     nlines = 0
@@ -173,10 +182,14 @@ def main():
     for case, splat in found:
         ok = (splat.startswith("WARNING:") and OWN.search(splat) and
               any(case.startswith(a) for a in allowed))
+        m = re.match(r"BUG: KASAN: \S+ in (\w+)\+0x", splat)
+        ok = ok or bool(m and m.group(1) in kasan_ok)
         bad += not ok
         print("%s %s: %s" % ("expected" if ok else "SPLAT", case, splat))
-    print("%d splats, %d expected (bad-input cases), %d not expected"
-          % (len(found), len(found) - bad, bad))
+    print("%d splats, %d expected (bad-input cases%s), %d not expected"
+          % (len(found), len(found) - bad,
+             ", KASAN reports of deliberate stale reads" if kasan_ok else "",
+             bad))
     problems = bad
     for r in required:
         n = sum(1 for case, splat in found

@@ -110,6 +110,15 @@ one kasan "BUG: KASAN: slab-use-after-free in uc_arena_free+0x10/0x80"
 one bad-page "BUG: Bad page state in process sh  pfn:10a2f"
 one lockdep "WARNING: possible circular locking dependency detected"
 one kmemleak "unreferenced object 0xffff888003a0c000 (size 64):"
+# A KASAN report in the function named by --expect-kasan is expected; the
+# same report elsewhere, or without the option, is not.
+kasan_peek() { echo "[    5.0] BUG: KASAN: vmalloc-out-of-bounds in $1+0x9b/0x140 [uc_testmod_a]"; }
+{ begin; kasan_peek uc_a_peek_show; end; } |
+	expect kasan-expected 0 "1 splats, 1 expected (bad-input cases, KASAN reports of deliberate stale reads), 0 not expected" --complete --expect-kasan uc_a_peek_show
+{ begin; kasan_peek uc_a_run_show; end; } |
+	expect kasan-elsewhere 1 "1 splats, 0 expected (bad-input cases, KASAN reports of deliberate stale reads), 1 not expected" --complete --expect-kasan uc_a_peek_show
+{ begin; kasan_peek uc_a_peek_show; end; } |
+	expect kasan-not-asked 1 "1 splats, 0 expected (bad-input cases), 1 not expected" --complete
 { begin; echo "[    5.0] rcu: Hierarchical RCU implementation."
   echo "[    5.1] INFO: task sh is fine"; echo "[    5.2] kmalloc-64 ok"; end; } |
 	expect clean 0 "0 splats, 0 expected (bad-input cases), 0 not expected" --complete

@@ -363,6 +363,8 @@ static struct uc_vspace *uc_vspace_new(struct uc_arena *arena,
 		goto err_free_vspace;
 	if (uc_kasan_shadow_alloc(vspace->area, size))
 		goto err_free_area;
+	/* Free space: a chunk is unpoisoned when it is handed out (cache.c). */
+	kasan_poison_vmalloc(vspace->area->addr, size);
 	vspace->nr_slots = slots;
 	list_add(&vspace->node, &arena->vspaces);
 	return vspace;
@@ -1147,6 +1149,13 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 	}
 	if (arena->perm == UNMAPPED_CACHE_RO)
 		uc_arena_ro_hide(addr, size);
+	/*
+	 * With KASAN_VMALLOC, a stale access through an old owner's pointer
+	 * is reported, as after vfree(): that is how a stale read of freed
+	 * text, which stays mapped in its block, gets noticed.
+	 */
+	if (arena->perm != UNMAPPED_CACHE_NONE)
+		kasan_poison_vmalloc((void *)addr, size);
 }
 
 /**

@@ -272,6 +272,9 @@ static void *uc_cache_alloc(struct unmapped_cache *cache, size_t size,
 	}
 	if (!addr)
 		return NULL;
+	/* Poisoned while free (uc_arena_scrub()), as vmalloc space is. */
+	addr = (unsigned long)kasan_unpoison_vmalloc((void *)addr, size,
+						     KASAN_VMALLOC_PROT_NORMAL);
 	/*
 	 * RW memory is not scrubbed when it is freed (unless init_on_free
 	 * is on): like a page from alloc_page(), it is zeroed on request.

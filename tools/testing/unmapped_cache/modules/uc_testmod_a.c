@@ -17,7 +17,10 @@
  * /sys/kernel/debug/uc_testmod_a/peek takes an address (written in
  * hexadecimal) and, read, answers "ok <the 8 bytes there>" or "fault
  * <error>": the probe of a pointer kept into memory of a module that was
- * unloaded since.
+ * unloaded since.  The read itself cannot fault; on a KASAN kernel, when
+ * it succeeds, its first byte then goes through KASAN's check, as a
+ * plain load would, and the answer ends with " kasan=ok" or
+ * " kasan=reported" (KASAN printed a report).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +29,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/init.h>
+#include <linux/kasan-checks.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -140,10 +144,18 @@ static int uc_a_peek_show(struct seq_file *m, void *unused)
 	addr = uc_a_peek_addr;
 	mutex_unlock(&uc_a_lock);
 	err = copy_from_kernel_nofault(&v, (const void *)addr, sizeof(v));
-	if (err)
+	if (err) {
 		seq_printf(m, "fault %ld\n", err);
-	else
-		seq_printf(m, "ok %016llx\n", v);
+		return 0;
+	}
+	seq_printf(m, "ok %016llx", v);
+	if (IS_ENABLED(CONFIG_KASAN)) {
+		/* One byte: the first global of a section may be shorter. */
+		bool clean = kasan_check_read((const void *)addr, 1);
+
+		seq_printf(m, " kasan=%s", clean ? "ok" : "reported");
+	}
+	seq_putc(m, '\n');
 	return 0;
 }
 
