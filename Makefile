@@ -2,6 +2,10 @@
 #
 #   make run          build, boot, run the workloads, print the comparison
 #   make check        all tests (host and guest); ends with "N passed, N failed"
+#   make distro-check the kernel built from Debian's own configuration:
+#                     KUnit and the workloads, lockdown with signed modules,
+#                     debug_pagealloc=on (not part of make check: its
+#                     build alone is longer than check's cold budget)
 #   make kernel       prepare the tree and build bzImage (incremental)
 #   make -s kernel-path   print the path of bzImage (building it if needed)
 #   make deps         install the Debian packages that are missing
@@ -22,7 +26,7 @@ UC_CACHE ?= $(HOME)/.cache/unmapped_cache
 UC_REUSE ?= $(UC_CACHE)
 export UC_CACHE UC_REUSE
 
-.PHONY: all run check deps tree kernel kernel-path initramfs kunit series mutants
+.PHONY: all run check distro-check deps tree kernel kernel-path initramfs kunit series mutants
 all: check
 
 run:
@@ -30,6 +34,9 @@ run:
 
 check:
 	@devtools/check.sh
+
+distro-check:
+	@UC_CHECK_ONLY=distro devtools/check.sh
 
 mutants:
 	@devtools/mutants.sh

@@ -18,16 +18,32 @@ frags=()
 for f in $UC_FRAGMENTS; do
 	frags+=("$UC_SRC/kernel/configs/$f")
 done
-inputs=$(cat "${frags[@]}" "$UC_ROOT/patches/series" "$UC_ROOT"/patches/*.patch \
+base=()
+[ "$UC_VARIANT" != distro ] || base=("$UC_DISTRO_CONFIG")
+inputs=$(cat "${base[@]}" "${frags[@]}" "$UC_ROOT/patches/series" "$UC_ROOT"/patches/*.patch \
 	"$UC_ROOT"/mm/unmapped_cache/Kconfig | sha256sum | cut -d' ' -f1)
+clog=$UC_CACHE/logs/config${UC_VARIANT:+-$UC_VARIANT}.log
 if [ ! -f "$UC_OUT/.config" ] || [ "$(cat "$UC_OUT/.uc-config" 2>/dev/null)" != "$inputs" ]; then
-	uc_log "configuring: allnoconfig + $UC_FRAGMENTS"
-	# One pass of allnoconfig with every fragment as KCONFIG_ALLCONFIG:
-	# an option is set whatever the order of the fragments, as long as
-	# its dependencies are set somewhere in them.
-	cat "${frags[@]}" > "$UC_OUT/.uc-allconfig"
-	kmake KCONFIG_ALLCONFIG="$UC_OUT/.uc-allconfig" allnoconfig > "$UC_CACHE/logs/config.log" 2>&1 ||
-		{ tail -20 "$UC_CACHE/logs/config.log"; uc_die "configuration failed, log: $UC_CACHE/logs/config.log"; }
+	if [ ${#base[@]} -gt 0 ]; then
+		# The distribution's configuration with every module turned
+		# off (the guests load only the project's test modules, built
+		# out of tree), the fragments after it (for an option named
+		# twice Kconfig takes the later value), then olddefconfig.
+		[ -f "${base[0]}" ] || uc_die "no ${base[0]}: install linux-config-6.12 (make deps)"
+		uc_log "configuring: $(basename "${base[0]}") without modules + $UC_FRAGMENTS"
+		{ xz -dc "${base[0]}" | sed 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/'
+		  cat "${frags[@]}"; } > "$UC_OUT/.config"
+		kmake olddefconfig > "$clog" 2>&1 ||
+			{ tail -20 "$clog"; uc_die "configuration failed, log: $clog"; }
+	else
+		uc_log "configuring: allnoconfig + $UC_FRAGMENTS"
+		# One pass of allnoconfig with every fragment as KCONFIG_ALLCONFIG:
+		# an option is set whatever the order of the fragments, as long as
+		# its dependencies are set somewhere in them.
+		cat "${frags[@]}" > "$UC_OUT/.uc-allconfig"
+		kmake KCONFIG_ALLCONFIG="$UC_OUT/.uc-allconfig" allnoconfig > "$clog" 2>&1 ||
+			{ tail -20 "$clog"; uc_die "configuration failed, log: $clog"; }
+	fi
 	# Every option of the fragments must have kept the value the last
 	# fragment that names it gives.
 	bad=0

@@ -54,9 +54,10 @@ mkdir -p "$scratch" "$scratch/intree" "$dest" "$UC_CACHE/logs"
 rsync -a --exclude=intree "$src/" "$scratch/"
 intree=()
 # The debug and RT kernels' jobs load only the project's modules (and
-# have no network stack, which test_bpf needs).
+# have no network stack, which test_bpf needs); the distribution
+# kernel's job runs the kernel's tests too.
 intree_srcs=$UC_INTREE
-[ -z "$UC_VARIANT" ] || intree_srcs=
+case "$UC_VARIANT" in "" | distro) ;; *) intree_srcs= ;; esac
 : > "$scratch/intree/Kbuild.new"
 for f in $intree_srcs; do
 	[ -f "$UC_SRC/$f.c" ] || uc_die "no $UC_SRC/$f.c: run make tree first"
@@ -114,5 +115,21 @@ for m in "${mods[@]}" "${intree[@]/#/intree/}"; do
 		uc_die "$m.ko was not built; output: $log, build directory: $scratch"
 	cp "$scratch/$m.ko" "$dest/"
 done
+# A kernel with module signing (the distribution's configuration): sign
+# every module with the key its build generated, as a distribution signs
+# its own, so that they load with signatures enforced
+# (module.sig_enforce=1); one unsigned copy is kept, for the check that an
+# unsigned module is refused.
+if grep -q '^CONFIG_MODULE_SIG=y' "$UC_OUT/.config"; then
+	key=$UC_OUT/certs/signing_key.pem
+	[ -f "$key" ] && [ -x "$UC_OUT/scripts/sign-file" ] ||
+		uc_die "CONFIG_MODULE_SIG=y but no $key or scripts/sign-file in $UC_OUT"
+	cp "$dest/uc_testmod_c.ko" "$dest/unsigned_uc_testmod_c.ko"
+	for m in "${mods[@]}" "${intree[@]}"; do
+		"$UC_OUT/scripts/sign-file" sha256 "$key" "$UC_OUT/certs/signing_key.x509" "$dest/$m.ko" ||
+			uc_die "cannot sign $dest/$m.ko"
+	done
+	uc_log "modules signed with $key (and an unsigned copy, unsigned_uc_testmod_c.ko)"
+fi
 uc_log "modules in $dest:"
 (cd "$dest" && size "${mods[@]/%/.ko}" "${intree[@]/%/.ko}")

@@ -25,6 +25,11 @@
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
+# The distro section (the kernel built from Debian's own configuration,
+# three boots) runs only when UC_CHECK_ONLY names it: make distro-check
+# is UC_CHECK_ONLY=distro.  Its build alone takes longer than make check's
+# budget on a cold 2-core machine.
+#
 # Logs are under $UC_CACHE/logs and $UC_CACHE/guest/logs.
 . "$(dirname "$0")/common.sh"
 
@@ -133,8 +138,11 @@ guest_mttcg() {
 	done
 }
 
-# want SECTION: is SECTION part of this run (UC_CHECK_ONLY)?
+# want SECTION: is SECTION part of this run (UC_CHECK_ONLY)?  An
+# optional section only if UC_CHECK_ONLY names it.
+UC_OPTIONAL_SECTIONS="distro"
 want() {
+	case " $UC_OPTIONAL_SECTIONS " in *" $1 "*) [ -n "$UC_CHECK_ONLY" ] || return 1 ;; esac
 	[ -z "$UC_CHECK_ONLY" ] || case ",$UC_CHECK_ONLY," in *",$1,"*) ;; *) false ;; esac
 }
 # count_lane NAME: print a lane's results and add them to the counts.
@@ -230,9 +238,18 @@ if want host; then
 	host_checks > "$UC_CACHE/logs/lane-host.out" 2>&1 &
 	host_lane=$!
 fi
+# The main kernel's sections, longest first (see the lanes below).
+main_sections="callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
+# The main kernel and its modules are built if the host checks or one of
+# its sections run (not for a run of the variants' sections alone).
+need_main=0
+want host && need_main=1
+for sec in $main_sections; do want "$sec" && need_main=1; done
 uc_log "kernel build"
 start=$(date +%s)
-if "$UC_ROOT/devtools/build-kernel.sh"; then
+if [ $need_main -eq 0 ]; then
+	uc_log "main kernel not needed by UC_CHECK_ONLY=$UC_CHECK_ONLY: not built"
+elif "$UC_ROOT/devtools/build-kernel.sh"; then
 	bpass "build: bzImage"
 else
 	bfail "build: bzImage (log: $UC_CACHE/logs/build.log)"
@@ -248,6 +265,7 @@ phase_time "build: main kernel" "$start"
 variants=()
 want debug && variants+=(debug)
 want rt && variants+=(rt)
+want distro && variants+=(distro)
 if [ ${#variants[@]} -gt 0 ]; then
 	uc_log "${variants[*]} kernel build started in the background (logs: $UC_CACHE/logs/build-VARIANT.log)"
 	for v in "${variants[@]}"; do rm -f "$UC_CACHE/logs/$v-build.rc"; done
@@ -288,7 +306,9 @@ start=$(date +%s)
 # Every guest job that loads a module (bpftools, callers, soak, debug,
 # hibernate) needs them: build them here, before the first such job, and
 # before the initramfs, which carries them for the hibernate job.
-if "$UC_ROOT/devtools/build-modules.sh"; then
+if [ $need_main -eq 0 ]; then
+	:
+elif "$UC_ROOT/devtools/build-modules.sh"; then
 	bpass "build: test modules (log: $UC_CACHE/logs/modules.log)"
 else
 	bfail "build: test modules (log: $UC_CACHE/logs/modules.log)"
@@ -835,7 +855,7 @@ sec_callers() {
 		# totals and test_bpf's first summary line.
 		for t in memfd_secret test_bpf test_static_keys+test_module kprobes_test livepatch orc_module_stack; do
 			case $t in
-			memfd_secret) detail=$(grep -ao '^# Totals:.*' "$log" | head -1) ;;
+			memfd_secret) detail=$(grep -ao '^memfd_secret: # Totals:.*' "$log" | head -1 | cut -d' ' -f2-) ;;
 			test_bpf) detail=$(grep -ao 'test_bpf: Summary:.*' "$log" | head -1) ;;
 			*) detail=$(grep -ao "UC-SELFTEST $t .*" "$log" | head -1) ;;
 			esac
@@ -1059,6 +1079,47 @@ sec_rt() {
 		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
 }
 
+sec_distro() {
+	uc_log "distribution kernel (Debian's configuration): waiting for its build"
+	if ! wait_variant distro; then
+		bfail "build: distribution kernel (logs: $UC_CACHE/logs/build-distro.log, $UC_CACHE/logs/distro-build-steps.log)"
+		tail -n 20 "$UC_CACHE/logs/distro-build-steps.log" | sed 's/^/    /'
+		return
+	fi
+	bpass "build: distribution kernel (Debian's configuration without modules) and its signed test modules"
+	local log line
+	# 1. KUnit, KFENCE sampling, page table check; every workload.
+	log=$UC_GUEST/logs/distro.log
+	UC_VARIANT=distro guest "distribution kernel: KUnit and workloads" "$log" \
+		--timeout 2400 --kunit --smp 2 \
+		--append kfence.sample_interval=100 --append page_table_check=on distro
+	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
+	[ $job_rc -eq 0 ] && pass "distro guest: KUnit, then every workload with KFENCE sampling and the page table check on, cache on (${line#UC-DISTRO })" ||
+		fail "distro guest: KUnit and workloads (${line:-no UC-DISTRO line}; want cache=on, kfence=on, no workload failed; status $job_rc, log: $log)"
+	kunit_results distro "$log"
+	splat_scan "distro guest: KUnit and workloads" "$log" \
+		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
+	# 2. Lockdown (integrity), signatures enforced, init_on_free: the
+	# workloads but stale, whose probe is a writable debugfs file.
+	log=$UC_GUEST/logs/distro-locked.log
+	UC_VARIANT=distro guest "distribution kernel: lockdown, signed modules, init_on_free" "$log" \
+		--timeout 1800 --smp 2 --append uc.distro=locked --append lockdown=integrity \
+		--append module.sig_enforce=1 --append init_on_free=1 \
+		--append uc.workloads=bpf,secretmem,modules,plainmod,modtext,kprobes,kcore,selftests distro
+	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
+	[ $job_rc -eq 0 ] && pass "distro guest: lockdown=integrity and module.sig_enforce=1 (the unsigned copy of a test module refused, the signed ones loaded) and init_on_free=1, cache on, the workloads ran (${line#UC-DISTRO })" ||
+		fail "distro guest: lockdown, signed modules, init_on_free (${line:-no UC-DISTRO line}; want cache=on lockdown=integrity sig_enforce=Y unsigned=refused, heap free:on, no workload failed; status $job_rc, log: $log)"
+	splat_scan "distro guest: lockdown, signed modules, init_on_free" "$log"
+	# 3. debug_pagealloc=on: the cache steps aside, with one line.
+	log=$UC_GUEST/logs/distro-pagealloc.log
+	UC_VARIANT=distro guest "distribution kernel: debug_pagealloc=on" "$log" \
+		--timeout 1800 --smp 2 --append uc.distro=pagealloc --append debug_pagealloc=on distro
+	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
+	[ $job_rc -eq 0 ] && pass "distro guest: debug_pagealloc=on, the cache stepped aside with one log line and every workload ran on the stock paths (${line#UC-DISTRO }; control: cache=on in the two other boots)" ||
+		fail "distro guest: debug_pagealloc=on (${line:-no UC-DISTRO line}; want cache=off stepped_aside=1, no workload failed; status $job_rc, log: $log)"
+	splat_scan "distro guest: debug_pagealloc=on" "$log"
+}
+
 # Two lanes of guests run at the same time, each TCG guest on a host
 # thread of its own, taking sections from one queue: the debug or RT
 # kernel's section as soon as that kernel is built (they are the end of a
@@ -1069,9 +1130,8 @@ sec_rt() {
 # done, so that the output reads the same whatever the timing (the
 # progress lines, on stderr, show as they come).  No check compares
 # times across boots, so two guests may run at once.
-main_sections="callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
-variant_sections="debug rt"
-printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt"
+variant_sections="debug rt distro"
+printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt distro"
 queue=$UC_CACHE/logs/sections.todo
 for sec in $variant_sections $main_sections; do
 	want "$sec" && echo "$sec"

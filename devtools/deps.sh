@@ -5,6 +5,8 @@
 
 pkgs=(
 	linux-source-6.12
+	# Debian's configuration of the same kernel: the distro job's base.
+	linux-config-6.12
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
 	xz-utils rsync python3 ccache sparse
 	qemu-system-x86 busybox-static bpftrace

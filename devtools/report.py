@@ -345,7 +345,7 @@ def footprint_rows(runs):
 
 
 FRAG_HEAD = ["memory", "mixed pageblocks off | on", "pageblocks",
-             "THP MiB of the 40 % probe off | on", "THP fallbacks off | on",
+             "THP MiB of the 20 % probe off | on", "THP fallbacks off | on",
              "compaction stalls off | on"]
 
 
@@ -512,8 +512,8 @@ def main():
              "the final drain, with the scattering process still holding its "
              "pages in the scattered runs: mixed pageblocks are those "
              "`/proc/pagetypeinfo` counts as holding an allocated page of "
-             "another migratetype than the pageblock's; the THP probe maps 40 % "
-             "of MemAvailable with `MADV_HUGEPAGE` (defrag `madvise`, so it "
+             "another migratetype than the pageblock's; the THP probe maps 20 % "
+             "of MemTotal (the same size off and on) with `MADV_HUGEPAGE` (defrag `madvise`, so it "
              "compacts) and touches it, and reports its `AnonHugePages`. "
              "Goals (issue #27): mixed pageblocks on <= off, huge pages on >= off."] +
             [""] + frag_notes(grows))

@@ -1229,7 +1229,10 @@ void uc_arena_free_round(struct uc_arena *arena, unsigned long addr)
  * @trylock: do nothing if a refill or shrink is under way (the shrinker
  *           may run from reclaim inside a refill of this very arena).
  *
- * Blocks are looked at newest first; a block with a live chunk stays.
+ * Blocks are looked at newest first; a block with a live chunk stays.  A
+ * free block in hot-added memory goes even if fewer than @keep blocks are
+ * left (uc_block_hot_added()): the next refill takes another block
+ * rather than pin memory that may be unplugged.
  *
  * Context: Process context; may sleep.
  * Return: the number of blocks given back.
@@ -1252,8 +1255,10 @@ unsigned long uc_arena_shrink(struct uc_arena *arena, unsigned long keep,
 		mutex_lock(&arena->grow_lock);
 	}
 	list_for_each_entry_safe_reverse(block, next, &arena->blocks, list) {
-		if (arena->nr_blocks <= keep || freed >= max)
+		if (freed >= max)
 			break;
+		if (arena->nr_blocks <= keep && !uc_block_hot_added(block))
+			continue;
 		if (uc_range_spares_fill(spare, trylock ? GFP_NOWAIT : GFP_KERNEL))
 			break;
 		spin_lock_irqsave(&arena->lock, flags);

@@ -57,6 +57,7 @@
 #include <linux/fault-inject.h>
 #include <linux/init.h>
 #include <linux/kstrtox.h>
+#include <linux/mm.h>
 #include <linux/set_memory.h>
 #include <linux/unmapped_cache.h>
 
@@ -165,6 +166,15 @@ static int __init unmapped_cache_init(void)
 	}
 	if (!can_set_direct_map()) {
 		pr_info("direct map cannot be changed, disabled\n");
+		return 0;
+	}
+	/*
+	 * debug_pagealloc maps the direct map with base pages only and
+	 * unmaps every free page itself: there is no large entry to keep
+	 * whole, and the cache would only hide its own pages from it.
+	 */
+	if (debug_pagealloc_enabled()) {
+		pr_info("debug_pagealloc: no large direct-map entries to keep, disabled\n");
 		return 0;
 	}
 

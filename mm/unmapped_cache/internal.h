@@ -161,6 +161,21 @@ static inline bool uc_poison_seen(void)
 
 struct uc_block *uc_block_lookup(unsigned long pfn);
 
+/*
+ * A block in memory added after boot (virtio-mem, ACPI memory hotplug,
+ * dax/kmem), which may be asked back: the arenas never keep such a block
+ * when it is entirely free (uc_arena_shrink()), so that the reaper or
+ * reclaim hands it back to the page allocator and offlining its memory
+ * block can succeed, as it would if the cache had never used it.  A
+ * block with a live chunk makes offlining fail, as any unmovable
+ * allocation does.
+ */
+static inline bool uc_block_hot_added(const struct uc_block *block)
+{
+	return IS_ENABLED(CONFIG_MEMORY_HOTREMOVE) &&
+	       !early_section(__pfn_to_section(page_to_pfn(block->page)));
+}
+
 /**
  * struct uc_verify - What uc_blocks_verify() and uc_vmaps_verify() found.
  * @blocks:      blocks held.

@@ -17,8 +17,9 @@
  * taken and nothing is compacted for them) 64 MiB at a time until a 64 MiB
  * region gets none, so that no free order-9 page is left; creates
  * READYFILE and sleeps until killed, holding them.  --thp: the probe of
- * how many huge pages memory still gives: maps PERCENT of MemAvailable
- * with MADV_HUGEPAGE, touches a byte per 2 MiB (each touch faults in a
+ * how many huge pages memory still gives: maps PERCENT of MemTotal (not
+ * MemAvailable, which the memory a cache holds lowers: the cache-off and
+ * cache-on boots ask for the same size) with MADV_HUGEPAGE, touches a byte per 2 MiB (each touch faults in a
  * huge page, compacting for it as THP's defrag setting allows, or a
  * single page when none can be had), prints "hog: thp asked_mib=N
  * huge_mib=N" (AnonHugePages of the process) and exits.
@@ -138,10 +139,10 @@ static int take_huge(const char *ready)
 		pause();
 }
 
-/* Fault PERCENT of MemAvailable in as huge pages; report how many came. */
-static int thp_probe(long percent, long avail)
+/* Fault PERCENT of MemTotal in as huge pages; report how many came. */
+static int thp_probe(long percent, long total)
 {
-	size_t len = ((size_t)avail * 1024 / 100 * percent) & ~(HUGE_SIZE - 1);
+	size_t len = ((size_t)total * 1024 / 100 * percent) & ~(HUGE_SIZE - 1);
 	size_t off;
 	char *p = map_huge(len);
 
@@ -165,15 +166,17 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--huge"))
 		return take_huge(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--thp")) {
+		long total = proc_kb("/proc/meminfo", "MemTotal");
+
 		percent = strtol(argv[2], NULL, 0);
-		if (percent <= 0 || percent > 100 || avail <= 0)
+		if (percent <= 0 || percent > 100 || total <= 0)
 			return 2;
-		return thp_probe(percent, avail);
+		return thp_probe(percent, total);
 	}
 	if (percent <= 0 || percent > 100 || avail <= 0) {
 		fprintf(stderr, "usage: %s PERCENT | --scatter PERCENT READYFILE |\n"
 			"       --huge READYFILE | --thp PERCENT\n"
-			"  (PERCENT of MemAvailable)\n", argv[0]);
+			"  (PERCENT of MemAvailable; for --thp, of MemTotal)\n", argv[0]);
 		return 2;
 	}
 	if (scat && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
