@@ -21,7 +21,7 @@
 # "UC_SEED=N make check" replays a run.
 #
 # UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt) after the builds,
+# blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt) after the builds,
 # and "host" for the host checks, for a developer's quicker turn; the
 # summary then says the run was partial.  make check sets none.
 #
@@ -239,7 +239,7 @@ if want host; then
 	host_lane=$!
 fi
 # The main kernel's sections, longest first (see the lanes below).
-main_sections="callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
+main_sections="hotplug callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
 # The main kernel and its modules are built if the host checks or one of
 # its sections run (not for a run of the variants' sections alone).
 need_main=0
@@ -441,6 +441,100 @@ sec_memcg() {
 		done
 		splat_scan "guest: memcg job, cache $mode" "$log"
 	done
+}
+
+sec_hotplug() {
+	# Memory hot-unplug (jobs/hotplug.sh), stock and cached: a 512 MiB
+	# virtio-mem device (qemu-run.sh --vmem) onlined to ZONE_NORMAL, then
+	# in two more boots to ZONE_MOVABLE; the workloads take and free
+	# memory, then the host shrinks the device to 0 (QMP, asked for by
+	# the guest) and the guest waits up to 75 s for virtio-mem's retry
+	# (50 s after a first attempt that found memory busy; the ZONE_NORMAL
+	# boots always wait that long: a block of slab pages stays plugged).
+	# What the device really unplugged is the host's figure: its plugged
+	# size before and after ($log.vmem, written by devtools/vmem-qmp.py).
+	# Goal: every unplug that succeeds with the cache off succeeds with
+	# it on; the cache never takes a block from ZONE_MOVABLE, and in
+	# ZONE_NORMAL it does take some (the positive control of that 0).
+	# The blocks the cache holds free at the request are unplugged by
+	# virtio-mem's retry 50 s later, once the reaper gave them back
+	# (booted with unmapped_cache.reap_interval_ms=0 they stay plugged
+	# and the comparison fails: 470 MiB on against 480-484 off).
+	local zone mode log line host0 host1 p0 p1 r1 used
+	local -A ach req cached figs timing
+	for zone in normal movable; do
+		for mode in off on; do
+			log=$UC_GUEST/logs/hotplug-$zone-$mode.log
+			args=(--append uc.zone=$zone)
+			if [ $zone = normal ]; then
+				args+=(--append memhp_default_state=online_kernel)
+			else
+				args+=(--append memhp_default_state=online_movable)
+			fi
+			[ $mode = off ] && args+=(--append unmapped_cache=off)
+			args+=(--append uc.vmem_wait=75)
+			guest "memory hot-unplug, ZONE_${zone^^}, cache $mode" "$log" \
+				--timeout 900 --vmem 512 "${args[@]}" hotplug
+			line=$(grep -a '^UC-VMEM zone=' "$log" | tr -d '\r' | tail -n 1)
+			host0=$(grep -a '^UC-VMEM-HOST size_mib=.* tag=before' "$log.vmem" 2>/dev/null | tail -n 1)
+			host1=$(grep -a '^UC-VMEM-HOST size_mib=.* tag=after' "$log.vmem" 2>/dev/null | tail -n 1)
+			p0=$(sed -n 's/.* size_mib=\([0-9]*\) .*/\1/p' <<< "$host0")
+			p1=$(sed -n 's/.* size_mib=\([0-9]*\) .*/\1/p' <<< "$host1")
+			r1=$(sed -n 's/.* requested_mib=\([0-9]*\).*/\1/p' <<< "$host1")
+			used=$(sed -n 's/.* device_pages_used_by_cache=\([0-9]*\) .*/\1/p' <<< "$line")
+			cached[$zone-$mode]=$used
+			if [ -n "$p0" ] && [ -n "$p1" ] && [ -n "$r1" ]; then
+				req[$zone-$mode]=$((p0 - r1))
+				ach[$zone-$mode]=$((p0 - p1))
+			fi
+			figs[$zone-$mode]="${req[$zone-$mode]:-?}/${ach[$zone-$mode]:-?} MiB"
+			# The guest's view: MemTotal's drop 5 s after the request
+			# (virtio-mem's first attempt; it retries 50 s after one
+			# that found memory busy, then 100 s...), when it last
+			# changed, and how many of the device's 2 MiB blocks the
+			# secret pages lay in (with the cache on, its blocks) were
+			# unplugged.
+			timing[$zone-$mode]="$(sed -n 's/.* secret_2m_blocks_unplugged=\([0-9/]*\) first_poll_mib=\([0-9]*\) last_change_s=\([0-9]*\) .*/\2 MiB at 5 s, last change at \3 s, secret pages'"'"' 2M blocks unplugged \1/p' <<< "$line")"
+			case "$line" in
+			"UC-VMEM zone=$zone cache=$mode "*)
+				if [ $job_rc -eq 0 ] && [ -n "${ach[$zone-$mode]}" ] && [ "$p0" -gt 0 ] && [ "$r1" = 0 ]; then
+					pass "guest: hot-unplug, ZONE_${zone^^}, cache $mode: device plugged at boot, its blocks in ZONE_${zone^^}, the workloads ran, size 0 requested; requested/achieved ${figs[$zone-$mode]} (${line#UC-VMEM })"
+				else
+					fail "guest: hot-unplug, ZONE_${zone^^}, cache $mode: status $job_rc, host saw ${host0:-no before line} | ${host1:-no after line} (${line#UC-VMEM }; log: $log, $log.vmem): $(grep -a '^hotplug:' "$log" | head -3 | tr -d '\r')"
+				fi ;;
+			*)	fail "guest: hot-unplug, ZONE_${zone^^}, cache $mode: ${line:-no UC-VMEM line} (status $job_rc, log: $log)" ;;
+			esac
+			splat_scan "guest: memory hot-unplug, ZONE_${zone^^}, cache $mode" "$log"
+		done
+		if [ -n "${ach[$zone-off]}" ] && [ -n "${ach[$zone-on]}" ] &&
+		   [ "${ach[$zone-on]}" -ge "${ach[$zone-off]}" ]; then
+			pass "guest: hot-unplug, ZONE_${zone^^}: the cache on unplugs as much as off (requested/achieved off | on: ${figs[$zone-off]} | ${figs[$zone-on]})"
+		else
+			fail "guest: hot-unplug, ZONE_${zone^^}: the cache on unplugs less than off (requested/achieved off | on: ${figs[$zone-off]} | ${figs[$zone-on]}; logs: $UC_GUEST/logs/hotplug-$zone-*.log)"
+		fi
+	done
+	# The rule itself: with the cache on, every 2 MiB block of the
+	# device its secret pages lay in is unplugged once they are freed (a
+	# free block in hot-added memory is never kept as a spare).
+	line=$(grep -a '^UC-VMEM zone=normal' "$UC_GUEST/logs/hotplug-normal-on.log" 2>/dev/null | tr -d '\r' | tail -n 1)
+	local sb=$(sed -n 's/.* secret_2m_blocks_unplugged=\([0-9]*\/[0-9]*\) .*/\1/p' <<< "$line")
+	if [ -n "$sb" ] && [ "${sb%/*}" = "${sb#*/}" ] && [ "${sb#*/}" -gt 0 ]; then
+		pass "guest: hot-unplug, ZONE_NORMAL, cache on: all $sb of the device's 2 MiB blocks the cache's secret pages lay in were unplugged once freed (no free block in hot-added memory kept)"
+	else
+		fail "guest: hot-unplug, ZONE_NORMAL, cache on: ${sb:-no} of the device's 2 MiB blocks the cache's secret pages lay in unplugged (want all; log: $UC_GUEST/logs/hotplug-normal-on.log)"
+	fi
+	if [ "${cached[normal-on]:-0}" -gt 0 ]; then
+		pass "guest: hot-unplug, ZONE_NORMAL, cache on: the cache handed out ${cached[normal-on]} secret pages from blocks in the device's memory (the positive control of ZONE_MOVABLE's 0)"
+	else
+		fail "guest: hot-unplug, ZONE_NORMAL, cache on: ${cached[normal-on]:-no} secret pages in the device's memory (want > 0; log: $UC_GUEST/logs/hotplug-normal-on.log)"
+	fi
+	if [ "${cached[movable-on]:-x}" = 0 ]; then
+		pass "guest: hot-unplug, ZONE_MOVABLE, cache on: no block of the cache in the device's memory (0 of its secret pages there)"
+	else
+		fail "guest: hot-unplug, ZONE_MOVABLE, cache on: ${cached[movable-on]:-no figure of} secret pages in the device's ZONE_MOVABLE memory (want 0; log: $UC_GUEST/logs/hotplug-movable-on.log)"
+	fi
+	echo "    figures, memory hot-unplug of a 512 MiB virtio-mem device (host's plugged size before and after), requested/achieved off | on: ZONE_NORMAL ${figs[normal-off]} | ${figs[normal-on]}, ZONE_MOVABLE ${figs[movable-off]} | ${figs[movable-on]}; secret pages of the cache in device memory: ZONE_NORMAL ${cached[normal-on]:-?}, ZONE_MOVABLE ${cached[movable-on]:-?}"
+	echo "    figures, unplug as the guest saw it, off | on: ZONE_NORMAL ${timing[normal-off]:-?} | ${timing[normal-on]:-?}; ZONE_MOVABLE ${timing[movable-off]:-?} | ${timing[movable-on]:-?}"
 }
 
 sec_refill() {
@@ -1131,7 +1225,7 @@ sec_distro() {
 # progress lines, on stderr, show as they come).  No check compares
 # times across boots, so two guests may run at once.
 variant_sections="debug rt distro"
-printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison kaslr numa hibernate bpftools callers soak debug rt distro"
+printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt distro"
 queue=$UC_CACHE/logs/sections.todo
 for sec in $variant_sections $main_sections; do
 	want "$sec" && echo "$sec"

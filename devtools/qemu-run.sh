@@ -12,6 +12,13 @@
 #   --numa N          N NUMA nodes, one socket each: the memory and the
 #                     vCPUs split evenly between them, in order (QEMU -numa,
 #                     seen through ACPI SRAT)
+#   --vmem MB         a virtio-mem device (virtio-mem-pci, id vm0, 2 MiB
+#                     blocks) of MB MiB, all of it requested at boot, and a
+#                     QMP socket through which devtools/vmem-qmp.py, which
+#                     follows the console, resizes it when the guest prints
+#                     "UC-VMEM-REQUEST size=N" (MiB) and writes the device's
+#                     plugged and requested size to LOG.vmem when it
+#                     prints "UC-VMEM-QUERY" (the hotplug job)
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
@@ -47,7 +54,7 @@
 # (devtools/check.sh, sec_rt).
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 drives=()
-hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0 numa=1
+hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0 numa=1 vmem=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostroot) hostroot=1 ;;
@@ -55,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; smp_set=1; shift ;;
 	--mem) mem=$2; mem_set=1; shift ;;
 	--numa) numa=$2; shift ;;
+	--vmem) vmem=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
@@ -111,6 +119,20 @@ if [ "$numa" -gt 1 ]; then
 		       -numa "node,nodeid=$n,memdev=m$n,cpus=$((n * cpus))-$(((n + 1) * cpus - 1))")
 	done
 fi
+qmpdir=
+if [ "$vmem" -gt 0 ]; then
+	[ "$numa" -le 1 ] || uc_die "--vmem with --numa is not supported"
+	# The device's memory lies in QEMU's device memory region, above
+	# the guest's RAM (from 4 GiB with 2 GiB of RAM): -m's maxmem must
+	# leave room for it.  A unix socket path has at most 107 bytes: the
+	# QMP socket goes in a short directory of its own.
+	qemu[8]="$mem,maxmem=$((mem + vmem))M"
+	qmpdir=$(mktemp -d /tmp/uc-qmp.XXXXXX) || uc_die "cannot make a directory for the QMP socket"
+	trap 'rm -rf "$qmpdir"' EXIT
+	qemu+=(-object "memory-backend-ram,id=vmem0,size=${vmem}M"
+	       -device "virtio-mem-pci,id=vm0,memdev=vmem0,block-size=2M,requested-size=${vmem}M"
+	       -qmp "unix:$qmpdir/qmp,server=on,wait=off")
+fi
 if [ $hostroot -eq 1 ]; then
 	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 	cmdline="$cmdline root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"
@@ -139,12 +161,29 @@ fi
 cmdline="$cmdline$append"
 
 { echo "# $(date -u +%FT%TZ) job=$job"; echo "# cmdline: $cmdline"; } > "$log"
+helper=
+if [ -n "$qmpdir" ]; then
+	rm -f "$log.vmem"
+	python3 "$UC_ROOT/devtools/vmem-qmp.py" --qmp "$qmpdir/qmp" --log "$log" \
+		--out "$log.vmem" --parent $$ --device vm0 </dev/null >>"$log.vmem" 2>&1 &
+	helper=$!
+fi
 if [ $verbose -eq 1 ]; then
 	timeout -k 10 "$timeout" "${qemu[@]}" -append "$cmdline" </dev/null 2>&1 | tee -a "$log"
 	status=${PIPESTATUS[0]}
 else
 	timeout -k 10 "$timeout" "${qemu[@]}" -append "$cmdline" </dev/null >>"$log" 2>&1
 	status=$?
+fi
+if [ -n "$helper" ]; then
+	# QEMU is gone: the helper sees its QMP connection close and exits;
+	# give it 5 s to do so, then stop it.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$helper" 2>/dev/null || break
+		sleep 0.5
+	done
+	kill "$helper" 2>/dev/null
+	wait "$helper" 2>/dev/null
 fi
 
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then

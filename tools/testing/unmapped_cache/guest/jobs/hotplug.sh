@@ -1,0 +1,316 @@
+# SPDX-License-Identifier: GPL-2.0
+# Memory hot-unplug with the cache off (unmapped_cache=off) and on: a
+# QEMU virtio-mem device (devtools/qemu-run.sh --vmem MB: plugged at boot,
+# 2 MiB device blocks, so that the driver works in subblocks of its
+# 128 MiB memory blocks) whose memory is onlined to the zone uc.zone=
+# names:
+#   normal    ZONE_NORMAL (memhp_default_state=online_kernel).  With 2 GiB
+#             of RAM, all below 4 GiB (ZONE_DMA32), the device's memory is
+#             the whole of ZONE_NORMAL, which the page allocator tries
+#             first: the cache's blocks come from it (the secret pages'
+#             frame numbers show it, the positive control of the movable
+#             case's 0)
+#   movable   ZONE_MOVABLE (memhp_default_state=online_movable): the cache
+#             never takes a block there (GFP_KERNEL), so no secret page
+#             lies in the device's memory
+# Without memhp_default_state= on the command line (the device's memory
+# then comes up offline) the job onlines the blocks itself, to the zone.
+#
+# Steps: find the device's physical range (virtio_mem logs its start
+# address and region size at probe; /proc/iomem as a fallback) and its
+# memory blocks; hold secret memory (secretmem_fault) while secret_pfns
+# faults more and reports its frames; load BPF programs (bpf_load) and a
+# test module; let everything exit and free; wait uc.vmem_settle seconds
+# (5); then ask the host for size 0 ("UC-VMEM-REQUEST size=0", which
+# devtools/vmem-qmp.py turns into a qom-set of requested-size) and poll
+# MemTotal and the device's memory blocks every 5 s until all of them
+# are gone or uc.vmem_wait seconds (180) passed: virtio-mem retries an
+# unplug that found memory busy on a timer (50 s, then 100 s, ...).
+# Blocks the cache holds free at the request stay plugged until its
+# reaper gives them back (idle for unmapped_cache.reap_interval_ms,
+# 15 s): the retry 50 s later gets them (secret_2m_blocks_unplugged
+# N/N); with the reaper off (interval 0) they stay plugged (0/N).
+# "UC-VMEM-QUERY tag=before|after" ask the host to record the device's
+# plugged and requested size in the console log's side file LOG.vmem.
+# Afterwards, for the diagnosis only, each device memory block still
+# there is offlined once by hand (offline_pages() dumps the first page it
+# cannot isolate).
+#
+# Prints
+#   UC-VMEM-RANGE start=0x.. size_mib=N block_mib=N blocks=FIRST-LAST
+#   UC-VMEM-BLOCKS when=.. present=N online=N zones=ZONE:N,...
+#   UC-VMEM-SECRET pages=N in_device=N device_2m_blocks=N held_blocks=N
+#   UC-VMEM-SECRET-BLOCKS unplugged=N of M stayed=PHYS...
+#   UC-VMEM-POLL t=S memtotal_kb=N device_blocks=N  (when they change)
+#   UC-VMEM zone=normal|movable cache=on|off plugged_mib=N (device
+#     memory blocks present at boot x block size)
+#     device_pages_used_by_cache=N secret_pages_in_device=N secret_pages=N
+#     unplugged_mib=N (MemTotal's drop) secret_2m_blocks_unplugged=N/M
+#     (of the device's 2 MiB blocks the secret pages lay in: with the
+#     cache on, its blocks) first_poll_mib=N (MemTotal's drop 5 s
+#     after the request) last_change_s=N device_blocks_left=N seconds=N
+#   UC-VMEM-DIAG block=N phys=.. state=.. zone=.. offline_by_hand=ok|failed
+#   UC-VMEM-END rc=N
+# The job fails on what it can tell itself: the device or its range not
+# found, its blocks not in the zone asked for, the request never reaching
+# the device, a workload failing, with the cache on any secret page in
+# ZONE_MOVABLE device memory, or none in ZONE_NORMAL device memory.  The
+# host compares the unplug, off against on (devtools/check.sh, sec_hotplug).
+. "$UC_DIR/jobs/lib.sh"
+
+zone=$(uc_arg uc.zone normal)
+settle=$(uc_arg uc.vmem_settle 5)
+wait_s=$(uc_arg uc.vmem_wait 180)
+mem=/sys/devices/system/memory
+out=/run/tmp/hotplug
+mkdir -p $out
+if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
+rc=0
+
+bad() {
+	echo "hotplug: $*"
+	rc=1
+}
+finish() {
+	echo "UC-VMEM-END rc=$rc"
+	exit $rc
+}
+
+case "$zone" in
+normal) online=online_kernel want_zone=Normal ;;
+movable) online=online_movable want_zone=Movable ;;
+*) bad "uc.zone=$zone: want normal or movable"; finish ;;
+esac
+memhp=$(uc_arg memhp_default_state "")
+case "$memhp" in
+"" | offline) how=job ;;
+"$online" | online) how=boot ;;
+*) bad "memhp_default_state=$memhp does not give uc.zone=$zone"; how=boot ;;
+esac
+[ "$zone:$memhp" = movable:online ] && bad "memhp_default_state=online onlines to ZONE_NORMAL, not ZONE_MOVABLE"
+
+# The device's range: virtio_mem's probe messages, else /proc/iomem (a
+# top-level resource named after the virtio device).
+start=$(dmesg | sed -n 's/.*virtio_mem virtio[0-9]*: start address: \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+rsize=$(dmesg | sed -n 's/.*virtio_mem virtio[0-9]*: region size: \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+if [ -z "$start" ] || [ -z "$rsize" ]; then
+	r=$(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : virtio[0-9]*$/\1 \2/p' /proc/iomem | head -n 1)
+	if [ -n "$r" ]; then
+		set -- $r
+		start=0x$1
+		rsize=$(( 0x$2 - 0x$1 + 1 ))
+	fi
+fi
+if [ -z "$start" ] || [ -z "$rsize" ] || [ ! -r $mem/block_size_bytes ]; then
+	bad "no virtio-mem device found (boot with devtools/qemu-run.sh --vmem MB and CONFIG_VIRTIO_MEM)"
+	dmesg | grep -i 'virtio_mem\|virtio-mem' | tail -n 10
+	finish
+fi
+start=$((start))
+rsize=$((rsize))
+bsz=$(( 0x$(cat $mem/block_size_bytes) ))
+first=$((start / bsz))
+last=$(( (start + rsize) / bsz - 1 ))
+# The range in 2 MiB blocks (secret_pfns prints each frame's PFN / 512).
+b2first=$((start / 2097152))
+b2end=$(( (start + rsize) / 2097152 ))
+echo "UC-VMEM-RANGE start=$(printf 0x%x $start) size_mib=$((rsize >> 20)) block_mib=$((bsz >> 20)) blocks=$first-$last cache=$cache zone=$zone onlined_by=$how"
+
+# gone_2m BLOCK: is the 2 MiB block BLOCK (PFN / 512) unplugged?  Its
+# first page is then fake-offline (PageOffline: KPF_OFFLINE, bit 23) in
+# a memory block still present, or has no online memmap (KPF_NOPAGE,
+# bit 20) once its memory block is removed.
+gone_2m() {
+	f=$(dd if=/proc/kpageflags bs=8 skip=$(($1 * 512)) count=1 2>/dev/null | od -An -tx8 | tr -d ' ')
+	[ -n "$f" ] && [ $(( (0x$f >> 23 & 1) | (0x$f >> 20 & 1) )) = 1 ]
+}
+# device_blocks: the device's memory blocks present (added to Linux).
+device_blocks() {
+	n=0
+	i=$first
+	while [ $i -le $last ]; do
+		[ -d $mem/memory$i ] && n=$((n + 1))
+		i=$((i + 1))
+	done
+	echo $n
+}
+# show_blocks WHEN: how many of them are present and online, and the
+# zone of each online one (valid_zones names it).
+show_blocks() {
+	n=0 on=0 zones=""
+	i=$first
+	while [ $i -le $last ]; do
+		if [ -d $mem/memory$i ]; then
+			n=$((n + 1))
+			if [ "$(cat $mem/memory$i/state)" = online ]; then
+				on=$((on + 1))
+				zones="$zones $(cat $mem/memory$i/valid_zones)"
+			fi
+		fi
+		i=$((i + 1))
+	done
+	[ -z "$zones" ] ||
+		zones=$(echo $zones | tr ' ' '\n' | sort | uniq -c | awk '{ printf "%s%s:%d", s, $2, $1; s = "," }')
+	echo "UC-VMEM-BLOCKS when=$1 present=$n online=$on zones=${zones:-none}"
+}
+
+# The driver plugs and adds the device's memory from a work item after
+# its probe: wait (60 s at most) for all of its memory blocks.
+n=0
+while [ "$(device_blocks)" -lt $((last - first + 1)) ] && [ $n -lt 60 ]; do
+	sleep 1
+	n=$((n + 1))
+done
+# Online what came up offline, to the zone asked for.
+if [ $how = job ]; then
+	i=$first
+	while [ $i -le $last ]; do
+		if [ -d $mem/memory$i ] && [ "$(cat $mem/memory$i/state)" = offline ]; then
+			echo $online > $mem/memory$i/state || bad "cannot $online memory$i"
+		fi
+		i=$((i + 1))
+	done
+fi
+line=$(show_blocks boot)
+echo "$line"
+case "$line" in
+*" present=0 "*) bad "none of the device's memory blocks present" ;;
+*" zones=$want_zone:"*) ;;
+*) bad "the device's blocks are not all in ZONE_$(echo $want_zone | tr "[:lower:]" "[:upper:]"): $line" ;;
+esac
+case "$line" in *,*) bad "the device's blocks are in more than one zone: $line" ;; esac
+awk '$1 == "Node" { z = $4 } $1 == "managed" && (z == "Normal" || z == "Movable" || z == "DMA32") { printf "%s_managed_pages=%d ", z, $2 }
+     END { print "" }' /proc/zoneinfo | sed 's/^/UC-VMEM-ZONES /'
+# Plugged at boot, as the guest sees it: the device's memory blocks
+# present (the driver logs its plugged size only when the requested size
+# changes; the host's figure is in LOG.vmem).
+plugged=$(( $(device_blocks) * (bsz >> 20) ))
+
+# Workloads.  Secret memory: 4096 pages (16 MiB) held by one process
+# while secret_pfns faults 2048 more and prints their frames.
+uc_footprint before
+rm -f $out/held
+"$UC_BIN/secretmem_fault" --hold $out/held 4096 > $out/holder 2>&1 &
+holder=$!
+n=0
+while [ ! -e $out/held ] && [ $n -lt 600 ] && kill -0 $holder 2>/dev/null; do
+	sleep 0.1
+	n=$((n + 1))
+done
+[ -e $out/held ] || bad "secretmem_fault did not get its pages: $(cat $out/holder)"
+# Secret pages count against the user's RLIMIT_MEMLOCK (8 MiB), which the
+# holder's 16 MiB already passed (secretmem_fault lifts its own limit).
+(ulimit -l unlimited && exec "$UC_BIN/secret_pfns" 2048) > $out/pfns 2>&1 ||
+	bad "secret_pfns failed: $(tail -n 3 $out/pfns)"
+set -- $(awk -v f=$b2first -v e=$b2end '$1 == "pfn" { n++; if ($4 >= f && $4 < e) d++ }
+	END { print n + 0, d + 0 }' $out/pfns)
+secret=$1 in_dev=$2
+# The device's 2 MiB blocks they lay in: with the cache on, blocks it took.
+awk -v f=$b2first -v e=$b2end '$1 == "pfn" && $4 >= f && $4 < e { print $4 }' $out/pfns |
+	sort -un > $out/blocks2m
+nb2=$(wc -l < $out/blocks2m)
+held=$(uc_stat 'blocks held')
+echo "UC-VMEM-SECRET pages=$secret in_device=$in_dev device_2m_blocks=$nb2 held_blocks=$held"
+uc_footprint secret-held
+kill -TERM $holder 2>/dev/null
+wait $holder || bad "secretmem_fault: $(cat $out/holder)"
+
+# BPF programs (JIT images from the ROX arena with the cache on) and a
+# module (text, rodata, data from the cache), loaded and freed.
+"$UC_BIN/bpf_load" -n 200 -s "$(uc_seed)" > $out/bpf 2>&1 ||
+	bad "bpf_load failed: $(tail -n 3 $out/bpf)"
+grep '^UC-BPF ' $out/bpf
+for i in 1 2 3; do
+	insmod "$UC_DIR/modules/uc_testmod_a.ko" && rmmod uc_testmod_a ||
+		{ bad "uc_testmod_a load/unload $i failed"; break; }
+done
+uc_footprint workloads-done
+uc_verify hotplug || rc=1
+
+# Unplug everything: let what was freed settle, then ask.
+sleep "$settle"
+uc_footprint settled
+show_blocks before-unplug
+mt0=$(meminfo MemTotal)
+echo "UC-VMEM-QUERY tag=before"
+sleep 2
+t0=$(awk '{ printf "%d", $1 }' /proc/uptime)
+echo "UC-VMEM-REQUEST size=0"
+t=0 seen=0 last_poll="$mt0 $(device_blocks)" first_mib="" done_at=0
+echo "UC-VMEM-POLL t=0 memtotal_kb=$mt0 device_blocks=$(device_blocks)"
+while :; do
+	sleep 5
+	t=$(( $(awk '{ printf "%d", $1 }' /proc/uptime) - t0 ))
+	left=$(device_blocks)
+	# A line when something changed.
+	poll="$(meminfo MemTotal) $left"
+	if [ "$poll" != "$last_poll" ]; then
+		echo "UC-VMEM-POLL t=$t memtotal_kb=${poll% *} device_blocks=$left"
+		done_at=$t
+	fi
+	last_poll=$poll
+	# What the driver's first attempt unplugged (the next comes 50 s
+	# later, after an attempt that found memory busy).
+	[ -n "$first_mib" ] || first_mib=$(( (mt0 - ${poll% *}) / 1024 ))
+	dmesg | grep -q 'virtio_mem virtio[0-9]*: requested size: 0x0$' && seen=1
+	[ "$left" -eq 0 ] && break
+	[ $t -ge "$wait_s" ] && break
+	# The host did not pass the request on within 30 s: give up.
+	[ $seen = 0 ] && [ $t -ge 30 ] && break
+done
+mt1=$(meminfo MemTotal)
+echo "UC-VMEM-POLL t=$t memtotal_kb=$mt1 device_blocks=$left end"
+[ $seen = 1 ] || bad "the device never saw requested size 0 (host side: devtools/vmem-qmp.py, LOG.vmem)"
+echo "UC-VMEM-QUERY tag=after"
+show_blocks after-unplug
+unplugged=$(( (mt0 - mt1) / 1024 ))
+uc_footprint after-unplug
+# Which of the 2 MiB blocks the secret pages lay in were unplugged.
+gone2=0 stayed2=""
+while read -r b; do
+	if gone_2m $b; then
+		gone2=$((gone2 + 1))
+	else
+		stayed2="$stayed2 $(printf 0x%x $((b * 2097152)))"
+	fi
+done < $out/blocks2m
+echo "UC-VMEM-SECRET-BLOCKS unplugged=$gone2 of $nb2 stayed=${stayed2# }"
+
+# What the cache took in the device's memory: the secret pages it handed
+# out there (with the cache off the same count is the page allocator's).
+used=0
+[ $cache = on ] && used=$in_dev
+if [ $cache = on ] && [ $zone = movable ] && [ "$in_dev" -ne 0 ]; then
+	bad "cache on: $in_dev secret pages in the device's ZONE_MOVABLE memory"
+fi
+if [ $cache = on ] && [ $zone = normal ] && [ "$in_dev" -eq 0 ]; then
+	bad "cache on: no secret page in the device's ZONE_NORMAL memory (the positive control)"
+fi
+# Give the host's helper time to answer the query before the guest ends.
+sleep 3
+echo "UC-VMEM zone=$zone cache=$cache plugged_mib=$plugged device_pages_used_by_cache=$used secret_pages_in_device=$in_dev secret_pages=$secret unplugged_mib=$unplugged secret_2m_blocks_unplugged=$gone2/$nb2 first_poll_mib=$first_mib last_change_s=$done_at device_blocks_left=$left seconds=$t"
+
+# Diagnosis (after the figures): which device blocks stayed, and what
+# offlining each of them by hand finds in the way: offline_pages() dumps
+# the first page it cannot isolate, on the console (as are virtio_mem's
+# own messages).
+if [ "$left" -gt 0 ]; then
+	i=$first
+	while [ $i -le $last ]; do
+		if [ -d $mem/memory$i ]; then
+			st=$(cat $mem/memory$i/state)
+			z=$(cat $mem/memory$i/valid_zones 2>/dev/null)
+			r=skipped
+			if [ "$st" = online ]; then
+				if timeout 10 sh -c "echo offline > $mem/memory$i/state" 2>/dev/null; then
+					r=ok
+				else
+					r=failed
+				fi
+			fi
+			echo "UC-VMEM-DIAG block=$i phys=$(printf 0x%x $((i * bsz))) state=$st zone=${z:-?} offline_by_hand=$r"
+		fi
+		i=$((i + 1))
+	done
+fi
+finish
