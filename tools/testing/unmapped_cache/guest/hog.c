@@ -19,10 +19,11 @@
  * READYFILE and sleeps until killed, holding them.  --thp: the probe of
  * how many huge pages memory still gives: maps PERCENT of MemTotal (not
  * MemAvailable, which the memory a cache holds lowers: the cache-off and
- * cache-on boots ask for the same size) with MADV_HUGEPAGE, touches a byte per 2 MiB (each touch faults in a
- * huge page, compacting for it as THP's defrag setting allows, or a
- * single page when none can be had), prints "hog: thp asked_mib=N
- * huge_mib=N" (AnonHugePages of the process) and exits.
+ * cache-on boots ask for the same size) with MADV_HUGEPAGE, touches a
+ * byte per 2 MiB (each touch faults in a huge page, compacting for it as
+ * THP's defrag setting allows, or a single page when none can be had),
+ * prints "hog: thp asked_mib=N huge_mib=N" (AnonHugePages of the process)
+ * and exits.
  */
 #include <fcntl.h>
 #include <stdio.h>
