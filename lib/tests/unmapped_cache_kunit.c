@@ -375,31 +375,60 @@ static void block_alias_permission_change_does_not_split(struct kunit *test)
 }
 
 /*
- * arch_unmapped_cache_block_splits() says yes exactly for a block inside a
- * direct-map entry larger than a block: checked on an order-9 page of the
- * page allocator against the entry that maps it, and on the first block of
- * a GiB that a 1 GiB entry still maps (the positive case, when one is
- * left; it is skipped otherwise).
+ * Take @page's block out of the direct map and put it back, as a refill
+ * and a release do, and check arch_unmapped_cache_block_splits() against
+ * what CPA did: the count of 1 GiB direct-map entries drops by one
+ * exactly when it said the block splits one, and no 2 MiB entry is split.
+ * Returns false if the block could not be mapped back (it must then not
+ * be freed).
  */
-static void block_splits_only_in_a_1g_leaf(struct kunit *test)
+static bool uc_test_splits_as_predicted(struct kunit *test, struct page *page,
+					bool want)
 {
-	struct unmapped_cache_entry e;
-	struct page *page;
-	pg_data_t *pgdat;
-	unsigned long pfn, end;
+	struct unmapped_cache_dm_counts before, after;
+	bool predicted = arch_unmapped_cache_block_splits(page);
+	unsigned long state;
 
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, UNMAPPED_CACHE_BLOCK_ORDER);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	arch_unmapped_cache_lookup((unsigned long)page_address(page), &e);
-	KUNIT_EXPECT_TRUE(test, e.present);
-	KUNIT_EXPECT_EQ(test, arch_unmapped_cache_block_splits(page),
-			e.size > UNMAPPED_CACHE_BLOCK_SIZE);
-	__free_pages(page, UNMAPPED_CACHE_BLOCK_ORDER);
+	KUNIT_EXPECT_EQ(test, predicted, want);
+	arch_unmapped_cache_direct_map_counts(&before);
+	if (arch_unmapped_cache_unmap_block(page, &state)) {
+		KUNIT_FAIL(test, "the block could not be taken out");
+		return true;
+	}
+	if (arch_unmapped_cache_restore_block(page, state)) {
+		KUNIT_FAIL(test, "restore failed: block leaked");
+		return false;
+	}
+	arch_unmapped_cache_direct_map_counts(&after);
+	KUNIT_EXPECT_EQ_MSG(test, before.pud - after.pud, predicted ? 1UL : 0UL,
+			    "1 GiB entries %lu -> %lu, predicted split: %d",
+			    before.pud, after.pud, predicted);
+	KUNIT_EXPECT_EQ(test, after.pte, before.pte);
+	return true;
+}
+
+static void uc_test_free_contig_action(void *data)
+{
+	free_contig_range(page_to_pfn(data), UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+#ifdef CONFIG_CONTIG_ALLOC
+/*
+ * A 2 MiB range taken with alloc_contig_range() inside a GiB that one
+ * 1 GiB direct-map entry still maps, freed when the test ends; NULL if
+ * there is none (or no free or movable 2 MiB in such a GiB).
+ */
+static struct page *uc_test_take_in_1g_leaf(struct kunit *test)
+{
+	const unsigned long gib = PUD_SIZE >> PAGE_SHIFT;
+	struct unmapped_cache_entry e;
+	unsigned long pfn, start;
+	pg_data_t *pgdat;
+	struct page *page;
 
 	for_each_online_pgdat(pgdat) {
-		end = pgdat_end_pfn(pgdat);
-		for (pfn = ALIGN(pgdat->node_start_pfn, PUD_SIZE >> PAGE_SHIFT);
-		     pfn < end; pfn += PUD_SIZE >> PAGE_SHIFT) {
+		for (pfn = ALIGN(pgdat->node_start_pfn, gib);
+		     pfn + gib <= pgdat_end_pfn(pgdat); pfn += gib) {
 			page = pfn_to_online_page(pfn);
 			if (!page)
 				continue;
@@ -407,11 +436,72 @@ static void block_splits_only_in_a_1g_leaf(struct kunit *test)
 						   &e);
 			if (!e.present || e.size != PUD_SIZE)
 				continue;
-			KUNIT_EXPECT_TRUE(test, arch_unmapped_cache_block_splits(page));
-			return;
+			for (start = pfn; start < pfn + gib;
+			     start += UNMAPPED_CACHE_BLOCK_PAGES) {
+				if (alloc_contig_range(start,
+						       start + UNMAPPED_CACHE_BLOCK_PAGES,
+						       MIGRATE_MOVABLE,
+						       GFP_KERNEL | __GFP_NOWARN))
+					continue;
+				page = pfn_to_page(start);
+				if (kunit_add_action_or_reset(test,
+							      uc_test_free_contig_action,
+							      page))
+					return NULL;
+				return page;
+			}
 		}
 	}
-	kunit_skip(test, "no part of the direct map is mapped by a 1 GiB entry");
+	return NULL;
+}
+#else
+static struct page *uc_test_take_in_1g_leaf(struct kunit *test)
+{
+	return NULL;
+}
+#endif
+
+/*
+ * arch_unmapped_cache_block_splits() says yes exactly for a block inside a
+ * direct-map entry larger than a block, and that is what CPA does: checked
+ * on an order-9 page of the page allocator mapped by a 2 MiB entry, and
+ * on a 2 MiB range taken with alloc_contig_range() inside a GiB that one
+ * 1 GiB entry still maps (the positive case, skipped without
+ * CONFIG_CONTIG_ALLOC or such a GiB).  The second case splits that GiB
+ * for good, as a block the cache took there would.
+ */
+static void block_splits_only_in_a_1g_leaf(struct kunit *test)
+{
+	struct unmapped_cache_dm_counts dm;
+	struct unmapped_cache_entry e;
+	struct page *page = NULL;
+	int tries, ret;
+
+	arch_unmapped_cache_direct_map_counts(&dm);
+	if (!dm.pte && !dm.pmd && !dm.pud)
+		kunit_skip(test, "no direct-map accounting (CONFIG_PROC_FS=n)");
+
+	for (tries = 0; tries < 8; tries++) {
+		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
+				   UNMAPPED_CACHE_BLOCK_ORDER);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		ret = kunit_add_action_or_reset(test,
+						uc_test_free_block_pages_action,
+						page);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		arch_unmapped_cache_lookup((unsigned long)page_address(page), &e);
+		if (e.present && e.size == UNMAPPED_CACHE_BLOCK_SIZE)
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, e.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	if (!uc_test_splits_as_predicted(test, page, false))
+		kunit_remove_action(test, uc_test_free_block_pages_action, page);
+
+	page = uc_test_take_in_1g_leaf(test);
+	if (!page)
+		kunit_skip(test, "no 2 MiB range to take in a GiB mapped by a 1 GiB entry");
+	if (!uc_test_splits_as_predicted(test, page, true))
+		kunit_remove_action(test, uc_test_free_contig_action, page);
 }
 
 /*
