@@ -199,6 +199,33 @@ static void uc_test_free_block_pages_action(void *data)
 }
 
 /*
+ * An order-9 page of the page allocator whose direct-map entry is one PMD
+ * (a few tries: the first GiB is mapped that way), freed when the test
+ * ends; its entry in @e.
+ */
+static struct page *uc_test_alloc_pmd_block(struct kunit *test,
+					    struct unmapped_cache_entry *e)
+{
+	struct page *page = NULL;
+	int tries, ret;
+
+	for (tries = 0; tries < 8; tries++) {
+		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
+				   UNMAPPED_CACHE_BLOCK_ORDER);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		ret = kunit_add_action_or_reset(test,
+						uc_test_free_block_pages_action,
+						page);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		arch_unmapped_cache_lookup((unsigned long)page_address(page), e);
+		if (e->present && e->size == UNMAPPED_CACHE_BLOCK_SIZE)
+			return page;
+	}
+	KUNIT_FAIL_AND_ABORT(test, "no order-9 page mapped by one PMD in 8 tries");
+	return NULL;
+}
+
+/*
  * The restore puts back exactly the entry that the removal took away: the
  * same PMD, with all of its flag bits, _PAGE_GLOBAL included (CPA clears
  * it with _PAGE_PRESENT; set_memory_p() did not put it back).  Checked on
@@ -210,25 +237,10 @@ static void block_restore_puts_back_exact_pmd_flags(struct kunit *test)
 {
 	struct unmapped_cache_entry before, during, after;
 	unsigned long addr, state;
-	struct page *page = NULL;
-	int tries, ret;
+	struct page *page;
 
-	/* Take a block whose direct-map entry is one PMD (a few tries). */
-	for (tries = 0; tries < 8; tries++) {
-		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
-				   UNMAPPED_CACHE_BLOCK_ORDER);
-		KUNIT_ASSERT_NOT_NULL(test, page);
-		ret = kunit_add_action_or_reset(test,
-						uc_test_free_block_pages_action,
-						page);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		addr = (unsigned long)page_address(page);
-		arch_unmapped_cache_lookup(addr, &before);
-		if (before.size == UNMAPPED_CACHE_BLOCK_SIZE)
-			break;
-	}
-	KUNIT_ASSERT_EQ(test, before.size, UNMAPPED_CACHE_BLOCK_SIZE);
-	KUNIT_ASSERT_TRUE(test, before.present);
+	page = uc_test_alloc_pmd_block(test, &before);
+	addr = (unsigned long)page_address(page);
 	kunit_info(test, "PMD flags before the removal: %#lx\n", before.flags);
 
 	KUNIT_ASSERT_EQ(test, arch_unmapped_cache_unmap_block(page, &state), 0);
@@ -474,26 +486,13 @@ static void block_splits_only_in_a_1g_leaf(struct kunit *test)
 {
 	struct unmapped_cache_dm_counts dm;
 	struct unmapped_cache_entry e;
-	struct page *page = NULL;
-	int tries, ret;
+	struct page *page;
 
 	arch_unmapped_cache_direct_map_counts(&dm);
 	if (!dm.pte && !dm.pmd && !dm.pud)
 		kunit_skip(test, "no direct-map accounting (CONFIG_PROC_FS=n)");
 
-	for (tries = 0; tries < 8; tries++) {
-		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
-				   UNMAPPED_CACHE_BLOCK_ORDER);
-		KUNIT_ASSERT_NOT_NULL(test, page);
-		ret = kunit_add_action_or_reset(test,
-						uc_test_free_block_pages_action,
-						page);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		arch_unmapped_cache_lookup((unsigned long)page_address(page), &e);
-		if (e.present && e.size == UNMAPPED_CACHE_BLOCK_SIZE)
-			break;
-	}
-	KUNIT_ASSERT_EQ(test, e.size, UNMAPPED_CACHE_BLOCK_SIZE);
+	page = uc_test_alloc_pmd_block(test, &e);
 	if (!uc_test_splits_as_predicted(test, page, false))
 		kunit_remove_action(test, uc_test_free_block_pages_action, page);
 
