@@ -227,8 +227,12 @@ host_checks() {
 	done < <("$UC_ROOT/devtools/checkpatch.sh" --list)
 	lint "kernel-doc -none -Wall: no warning in the project's kernel files, every kernel-doc directive of the rst resolves" \
 		"$UC_ROOT/devtools/kerneldoc.sh"
-	lint "README: its figures are those of the committed make run report" \
+	lint "README and Documentation/mm/unmapped_cache.rst: their figures are those of the committed make run report" \
 		python3 "$UC_ROOT/devtools/readme-figures.py" --check
+	lint "Documentation/mm/unmapped_cache.rst: at most 500 lines of at most 80 columns" \
+		awk 'length > 80 { print FILENAME ":" FNR ": over 80 columns"; bad = 1 }
+		     END { if (NR > 500) { print NR " lines"; bad = 1 }; exit bad }' \
+		"$UC_ROOT/Documentation/mm/unmapped_cache.rst"
 	# Not a check: how old the figures are, in commits that could change them.
 	echo "    $(python3 "$UC_ROOT/devtools/readme-figures.py" --age)"
 	phase_time "host checks (beside the main kernel's build)" "$start"

@@ -132,10 +132,13 @@ TXT
 		cat "$UC_ROOT/patches/upstream/cover-testing.txt"
 		echo
 	fi
-	if [ -f "$UC_CACHE/results/latest/report.md" ]; then
+	if [ -f "$UC_ROOT/reports/make-run.md" ]; then
 		echo "Measured with the same kernel booted off and on under QEMU:"
 		echo
-		sed -n '/^## /,/^!\[/p' "$UC_CACHE/results/latest/report.md" | grep -v '^!\['
+		sed -n '/^`make run` of /p' "$UC_ROOT/reports/make-run.md"
+		echo
+		sed -n '/^## /,/^!\[/p' "$UC_ROOT/reports/make-run.md" |
+			grep -v '^!\[\|^<!-- /*figures:'
 	else
 		echo "(No measurement yet: run \"make run\" and regenerate.)"
 	fi

@@ -9,6 +9,8 @@
 # anything.  Not part of make check (it measures, it does not decide).
 #
 # Usage: devtools/pair-timing.sh [BOOTS]
+# The logs are $UC_GUEST/logs/${UC_PAIR_LOG:-pagepair}-N.log (make run
+# names them run-pagepair-N.log for its report).
 . "$(dirname "$0")/common.sh"
 
 boots=${1:-10}
@@ -21,7 +23,7 @@ for i in $(seq 1 "$boots"); do
 	mode=$([ $((i % 2)) = 1 ] && echo off || echo on)
 	args=()
 	[ $mode = off ] && args=(--append unmapped_cache=off)
-	log=$logs/pagepair-$i.log
+	log=$logs/${UC_PAIR_LOG:-pagepair}-$i.log
 	"$UC_ROOT/devtools/qemu-run.sh" --log "$log" --timeout 300 --smp 1 --hostroot \
 		"${args[@]}" pagepair > /dev/null 2>&1 || uc_die "boot $i ($mode) failed, log: $log"
 	grep -ao "UC-PAIR cache=$mode ns_per_pair=[0-9,]*" "$log" | tr -d '\r' >> "$logs/pair-timing.txt" ||

@@ -5,7 +5,9 @@ Usage: report.py OUTDIR LOG...
 
 Each LOG is the console log of one callers job, named run-MEM-MODE.log
 (MEM fresh or scattered, MODE off or on), or of the bench job, named
-run-bench.log, or of its scaling boot, named run-scale.log.  Prints, per
+run-bench.log, or of its scaling boot, named run-scale.log, or of a
+hotplug job, named run-hotplug-ZONE-MODE.log (with the host's figures in
+LOG.vmem), or of a page-pair timing boot, named run-pagepair-N.log.  Prints, per
 MEM, a side-by-side
 table of the off and on runs (per workload: level-2 and level-3 splits,
 DirectMap4k growth, kernel TLB flushes, memory the cache holds after it,
@@ -30,7 +32,9 @@ the date the run was made from.
 """
 import os
 import re
+import statistics
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import figures  # noqa: E402
@@ -404,6 +408,111 @@ def frag_notes(rows):
     return out
 
 
+def read_hotplug(logs):
+    """{(zone, mode): figures} of the hotplug boots (run-hotplug-ZONE-MODE.log):
+    the guest's UC-VMEM line, and the device's plugged size before the
+    request and after the guest's wait, from the host's LOG.vmem."""
+    out = {}
+    for path in logs:
+        m = re.search(r"run-hotplug-(normal|movable)-(off|on)\.log$", path)
+        if not m:
+            continue
+        r = {}
+        with open(path, errors="replace") as f:
+            for line in f:
+                i = line.find("UC-VMEM zone=")
+                if i >= 0:
+                    for w in line[i:].split()[1:]:
+                        k, _, v = w.partition("=")
+                        r[k] = v
+        try:
+            with open(path + ".vmem", errors="replace") as f:
+                for line in f:
+                    h = re.search(r"UC-VMEM-HOST size_mib=(\d+) "
+                                  r"requested_mib=(\d+) tag=(before|after)",
+                                  line)
+                    if h:
+                        r["host_" + h[3]] = int(h[1])
+                        r["host_req_" + h[3]] = int(h[2])
+        except OSError:
+            pass
+        if "host_before" in r and "host_after" in r:
+            r["achieved"] = r["host_before"] - r["host_after"]
+            r["requested"] = r["host_before"] - r["host_req_after"]
+        out[(m[1], m[2])] = r
+    return out
+
+
+def read_pairs(logs):
+    """{mode: [ns per pair, ...]} of the page-pair boots
+    (run-pagepair-N.log, UC-PAIR lines of jobs/pagepair.sh)."""
+    out = {}
+    for path in logs:
+        if not re.search(r"run-pagepair-\d+\.log$", path):
+            continue
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = re.search(r"UC-PAIR cache=(on|off) ns_per_pair=([\d,]+)",
+                              line)
+                if m:
+                    out.setdefault(m[1], []).extend(
+                        int(v) for v in m[2].split(",") if v)
+    return out
+
+
+def wrap_bullet(text):
+    """One bullet, wrapped at 76 columns, the same in Markdown and rst."""
+    return textwrap.wrap(text, 76, initial_indent="- ",
+                         subsequent_indent="  ", break_on_hyphens=False)
+
+
+def lsfmm_lines(pairs, hotplug, frows):
+    """The figures behind the LSFMM table of the rst: one bullet per
+    objection, from this run only; a missing figure is said so."""
+    out = []
+    npair = {k: len(v) for k, v in pairs.items()}
+    if pairs.get("off") and pairs.get("on"):
+        off, on = (statistics.median(pairs[k]) for k in ("off", "on"))
+        out += wrap_bullet(
+            "Hocko (page allocator fast paths): an order-0 alloc_page() and "
+            "free pair, timed in boots alternating off and on (%d runs "
+            "off, %d on): ratio of the medians on/off %.3f."
+            % (npair["off"], npair["on"], on / off))
+    else:
+        out += wrap_bullet("Hocko: the page-pair timing is missing.")
+    fr = {r[0]: r for r in frows}
+    if fr:
+        parts = []
+        for mem in ("fresh", "scattered"):
+            if mem in fr:
+                r = fr[mem]
+                parts.append("%s memory, mixed pageblocks %s, huge pages of "
+                             "a %s MiB probe %s MiB" % (
+                                 mem, r[1], r[3].split(" of ")[-1],
+                                 r[3].split(" of ")[0]))
+        out += wrap_bullet(
+            "Gorman (fragmentation), after the workloads, off | on: %s."
+            % "; ".join(parts))
+    else:
+        out += wrap_bullet("Gorman: the fragmentation probe is missing.")
+    if hotplug:
+        parts = []
+        for zone in ("normal", "movable"):
+            a, b = hotplug.get((zone, "off"), {}), hotplug.get((zone, "on"), {})
+            parts.append("ZONE_%s %s | %s MiB unplugged of %s, cache pages "
+                         "in the device's memory %s" % (
+                             zone.upper(), a.get("achieved", "?"),
+                             b.get("achieved", "?"),
+                             a.get("requested", b.get("requested", "?")),
+                             b.get("device_pages_used_by_cache", "?")))
+        out += wrap_bullet(
+            "Hildenbrand (memory hot-unplug): a virtio-mem device shrunk to "
+            "0 after the workloads, off | on: %s." % "; ".join(parts))
+    else:
+        out += wrap_bullet("Hildenbrand: the hot-unplug boots are missing.")
+    return out
+
+
 def block(name, lines):
     return ["<!-- figures:%s -->" % name] + lines + ["<!-- /figures:%s -->" % name]
 
@@ -427,14 +536,22 @@ def main():
           "paths) and without it, under QEMU TCG. Figures are deltas over "
           "each workload; times under TCG are not real, so only the ratio "
           "of the two runs is given.", ""]
+    pairs, hotplug = read_pairs(logs), read_hotplug(logs)
+    npb = len([p for p in logs if re.search(r"run-pagepair-\d+\.log$", p)])
+    extra = ""
+    if hotplug:
+        extra += ", %d of the hot-unplug job" % len(hotplug)
+    if npb:
+        extra += ", %d of the page-pair timing (one vCPU)" % npb
     commit = os.environ.get("UC_RUN_COMMIT", "unknown commit")
     date = os.environ.get("UC_RUN_DATE", "unknown date")
     md += block("meta", ["`make run` of %s, commit %s: %d boots of the "
-                         "callers job%s (QEMU TCG, 2 vCPUs, 2 GiB)."
+                         "callers job%s%s (QEMU TCG, 2 vCPUs, 2 GiB)."
                          % (date, commit, len(runs),
                             (" and one of the bench job" if bench else "") +
                             (" (and one under multi-threaded TCG for its "
-                             "scaling)" if scale else ""))])
+                             "scaling)" if scale else ""),
+                            extra)])
     md += [""]
     bad = []
     for mem in ("fresh", "scattered"):
@@ -518,6 +635,25 @@ def main():
              "Goals (issue #27): mixed pageblocks on <= off, huge pages on >= off."] +
             [""] + frag_notes(grows))
         md += [""]
+    if pairs or hotplug or grows:
+        lines = lsfmm_lines(pairs, hotplug, grows)
+        print("\n== the LSFMM 2022 objections: off | on ==")
+        print("\n".join(lines))
+        md += ["## What the LSFMM 2022 room asked", ""]
+        md += block("lsfmm", lines)
+        md += ["", "Documentation/mm/unmapped_cache.rst carries this block "
+               "under its table of the objections. Hot-unplug: "
+               "`jobs/hotplug.sh` (a 512 MiB virtio-mem device, the "
+               "host's plugged size before the request and after the "
+               "guest's 75 s wait); page pair: `devtools/pair-timing.sh` "
+               "(`uc_pagepair`, 15 runs of 20000 pairs per boot, one vCPU).",
+               ""]
+        for zone in ("normal", "movable"):
+            for mode in ("off", "on"):
+                if "achieved" not in hotplug.get((zone, mode), {}):
+                    bad.append("hotplug-%s-%s (no host figure)" % (zone, mode))
+        if npb and not (pairs.get("off") and pairs.get("on")):
+            bad.append("pagepair (a mode has no UC-PAIR line)")
     err = plot(runs, os.path.join(outdir, "timeline.png"))
     md += ["![DirectMap4k and level-2 splits along the workloads]"
            "(timeline.png)", "",

@@ -6,7 +6,10 @@
 # their figures side by side, and write a plot and a Markdown report to
 # $UC_CACHE/results/run-DATE/ (devtools/report.py).  A fifth boot runs the
 # single-page microbenchmark (jobs/bench.sh), a sixth its scaling over the
-# vCPUs under multi-threaded TCG.  Console logs:
+# vCPUs under multi-threaded TCG; then four boots of the memory
+# hot-unplug job and six of the page-pair timing, for the LSFMM table
+# that the report and Documentation/mm/unmapped_cache.rst carry.
+# Console logs:
 # $UC_GUEST/logs/run-*.log.
 #
 # The report is also copied to reports/make-run.md (and its plot to
@@ -68,6 +71,32 @@ UC_QEMU_ACCEL=tcg,thread=multi "$UC_ROOT/devtools/qemu-run.sh" --timeout 900 --s
 	--append uc.scale=1 --log "$log" bench >/dev/null ||
 	{ echo "the scaling bench job failed; console log: $log" >&2; exit 1; }
 logs+=("$log")
+
+# The figures of the LSFMM table (Documentation/mm/unmapped_cache.rst,
+# issue #27): memory hot-unplug off | on in ZONE_NORMAL and ZONE_MOVABLE
+# (the check's hotplug job: a 512 MiB virtio-mem device shrunk to 0 after
+# the workloads), and the page allocator's order-0 pair timed in boots
+# alternating off and on (devtools/pair-timing.sh).
+for zone in normal movable; do
+	for mode in off on; do
+		log=$UC_GUEST/logs/run-hotplug-$zone-$mode.log
+		state=online_kernel
+		[ $zone = movable ] && state=online_movable
+		args=(--log "$log" --timeout 900 --vmem 512 --append uc.zone=$zone
+		      --append memhp_default_state=$state --append uc.vmem_wait=75)
+		[ $mode = off ] && args+=(--append unmapped_cache=off)
+		step 4/5 "memory hot-unplug, ZONE_${zone^^}, cache $mode (~1.5 min)"
+		"$UC_ROOT/devtools/qemu-run.sh" "${args[@]}" hotplug >/dev/null ||
+			{ echo "the hotplug job failed (ZONE_${zone^^}, cache $mode); console log: $log" >&2; exit 1; }
+		logs+=("$log")
+	done
+done
+step 4/5 "timing the page allocator's order-0 pair: ${UC_PAIR_BOOTS:=6} boots alternating off and on (~5 min)"
+UC_PAIR_LOG=run-pagepair "$UC_ROOT/devtools/pair-timing.sh" "$UC_PAIR_BOOTS" >/dev/null ||
+	{ echo "the page-pair timing failed; logs: $UC_GUEST/logs/run-pagepair-*.log" >&2; exit 1; }
+for i in $(seq 1 "$UC_PAIR_BOOTS"); do
+	logs+=("$UC_GUEST/logs/run-pagepair-$i.log")
+done
 
 step 5/5 "comparison (deltas over each workload; log: off | on)"
 UC_RUN_DATE=$(date -u +%F)
