@@ -6,6 +6,9 @@
 #                     KUnit and the workloads, lockdown with signed modules,
 #                     debug_pagealloc=on (not part of make check: its
 #                     build alone is longer than check's cold budget)
+#   make peer-check   the kernel's own selftests (memfd_secret, ftracetest,
+#                     livepatch) with the cache off and on: on must fail
+#                     nothing off passes (two long TCG boots)
 #   make kernel       prepare the tree and build bzImage (incremental)
 #   make -s kernel-path   print the path of bzImage (building it if needed)
 #   make deps         install the Debian packages that are missing
@@ -26,7 +29,7 @@ UC_CACHE ?= $(HOME)/.cache/unmapped_cache
 UC_REUSE ?= $(UC_CACHE)
 export UC_CACHE UC_REUSE
 
-.PHONY: all run check distro-check deps tree kernel kernel-path initramfs kunit series mutants
+.PHONY: all run check distro-check peer-check deps tree kernel kernel-path initramfs kunit series mutants
 all: check
 
 run:
@@ -37,6 +40,9 @@ check:
 
 distro-check:
 	@UC_CHECK_ONLY=distro devtools/check.sh
+
+peer-check:
+	@UC_CHECK_ONLY=peers devtools/check.sh
 
 mutants:
 	@devtools/mutants.sh

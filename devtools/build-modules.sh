@@ -7,7 +7,8 @@
 #
 # The kernel's own test modules in $UC_INTREE (lib/test_bpf: the BPF
 # interpreter and JIT test suite; lib/test_static_key_base and
-# lib/test_static_keys: jump labels patched in module text; lib/test_module)
+# lib/test_static_keys: jump labels patched in module text; lib/test_module;
+# the livepatch selftests' test modules)
 # are built the same way from the patched tree, in their own scratch
 # directory, whatever the kernel's CONFIG_TEST_* say (for the main kernel
 # only).
@@ -44,7 +45,13 @@ if [ ! -f "$UC_OUT/Module.symvers" ]; then
 	symvers_note=1
 fi
 
-UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module samples/livepatch/livepatch-sample}
+# The livepatch selftests' modules, for make peer-check (sec_peers).
+lp=tools/testing/selftests/livepatch/test_modules
+UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module samples/livepatch/livepatch-sample
+	$lp/test_klp_atomic_replace $lp/test_klp_callbacks_busy $lp/test_klp_callbacks_demo
+	$lp/test_klp_callbacks_demo2 $lp/test_klp_callbacks_mod $lp/test_klp_livepatch
+	$lp/test_klp_state $lp/test_klp_state2 $lp/test_klp_state3 $lp/test_klp_shadow_vars
+	$lp/test_klp_syscall}
 
 mapfile -t mods < <(sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\(.*\)\.o$/\1/p' "$src/Makefile")
 [ ${#mods[@]} -gt 0 ] || uc_die "no obj-m in $src/Makefile"

@@ -295,7 +295,9 @@ bool arch_unmapped_cache_randomize(void);
  * arch_unmapped_cache_init() - Set up what the hooks above need.
  *
  * Context: boot, from the cache's initcall.
- * Return: 0, or an error, which leaves the cache disabled.
+ * Return: 0; -EOPNOTSUPP if this machine cannot back the cache (no large
+ * direct-map entries, or page tables the kernel does not own); another
+ * error if setup failed.  Either leaves the cache disabled.
  */
 int arch_unmapped_cache_init(void);
 

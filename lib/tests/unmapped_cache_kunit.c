@@ -19,7 +19,9 @@
  * test ("seed N"): boot with unmapped_cache_kunit.seed=N to replay them.
  * Each test draws from a generator of its own (test->priv), seeded with
  * the seed, its name and its parameter, so that what it draws does not
- * depend on which tests ran before it.
+ * depend on which tests ran before it.  With unmapped_cache_kunit.shuffle=1
+ * each suite runs its cases in an order drawn from the seed too: no case
+ * may depend on another having run before it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -73,6 +75,36 @@ static u32 uc_test_seed(void)
 			uc_test_seed_param, uc_test_seed_param);
 	}
 	return uc_test_seed_param;
+}
+
+/* Built in: unmapped_cache_kunit.shuffle=1 on the kernel command line. */
+static bool uc_test_shuffle_param;
+module_param_named(shuffle, uc_test_shuffle_param, bool, 0444);
+MODULE_PARM_DESC(shuffle, "Run each suite's cases in an order drawn from the seed");
+
+/*
+ * Called from each suite's suite_init, before KUnit walks the cases: put
+ * them in an order drawn from the seed and the suite's name (a
+ * Fisher-Yates shuffle of the suite's own, writable, array).
+ */
+static void uc_test_shuffle(struct kunit_suite *suite)
+{
+	struct kunit_case *c = suite->test_cases;
+	struct rnd_state rnd;
+	unsigned int n = 0, i, j;
+
+	if (!uc_test_shuffle_param)
+		return;
+	while (c[n].run_case)
+		n++;
+	prandom_seed_state(&rnd, (u64)uc_test_seed() << 32 |
+			   full_name_hash(NULL, suite->name, strlen(suite->name)));
+	for (i = n; i > 1; i--) {
+		j = prandom_u32_state(&rnd) % i;
+		swap(c[i - 1], c[j]);
+	}
+	pr_info("%s: %u cases in an order drawn from seed %u\n", suite->name,
+		n, uc_test_seed());
 }
 
 /* A number below @n from @rnd (as get_random_u32_below() does). */
@@ -728,6 +760,7 @@ static int uc_block_test_init(struct kunit *test)
 static int uc_suite_init(struct kunit_suite *suite)
 {
 	uc_test_seed();
+	uc_test_shuffle(suite);
 	uc_reap_hold();
 	uc_randomize_hold();
 	return 0;
@@ -745,6 +778,7 @@ static void uc_suite_exit(struct kunit_suite *suite)
  */
 static int uc_shrinker_suite_init(struct kunit_suite *suite)
 {
+	uc_test_shuffle(suite);
 	uc_randomize_hold();
 	return 0;
 }

@@ -160,6 +160,8 @@ static inline void uc_fault_debugfs_init(void) { }
 
 static int __init unmapped_cache_init(void)
 {
+	int err;
+
 	if (uc_off) {
 		pr_info("off (unmapped_cache=off): users take their usual path\n");
 		return 0;
@@ -178,8 +180,13 @@ static int __init unmapped_cache_init(void)
 		return 0;
 	}
 
-	if (arch_unmapped_cache_init()) {
-		pr_warn("architecture setup failed, disabled\n");
+	err = arch_unmapped_cache_init();
+	if (err == -EOPNOTSUPP) {
+		pr_info("not supported on this machine, disabled\n");
+		return 0;
+	}
+	if (err) {
+		pr_warn("architecture setup failed (%d), disabled\n", err);
 		return 0;
 	}
 	if (uc_arenas_init() || uc_mag_init()) {

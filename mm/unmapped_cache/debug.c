@@ -34,11 +34,22 @@
  *	N blocks could be taken and with -EIO if a check failed; either way
  *	every block taken is released.  This lets a test in user space, where
  *	the vmstat split counters count, drive the block layer.
+ *
+ * /sys/kernel/debug/unmapped_cache/exercise_image_block (0200)
+ *	Writing 1 takes a block of freed kernel-image memory (the 2 MiB of
+ *	init data below, freed with the rest of init memory), removes it
+ *	from the direct map as a block is removed, reads it through the
+ *	kernel image's own mapping of it, puts it back and frees it; the
+ *	result is the "image block" line of "blocks".  Fails with -EBUSY if
+ *	the range could not be taken and -EIO if a check failed.  Only with
+ *	CONFIG_CONTIG_ALLOC (alloc_contig_range() takes the range).
  */
 
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/init.h>
 #include <linux/kthread.h>
 #include <linux/vmalloc.h>
 #include <linux/set_memory.h>
@@ -46,6 +57,7 @@
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <asm/tlbflush.h>
 
 #include "internal.h"
@@ -69,6 +81,119 @@ static bool uc_entry_is(unsigned long addr, bool want_present)
 	arch_unmapped_cache_lookup(addr, &e);
 	return e.size == UNMAPPED_CACHE_BLOCK_SIZE && e.present == want_present;
 }
+
+/* Result of the last image-block exercise; under uc_exercise_lock. */
+static struct {
+	int err;
+	unsigned long state;		/* the architecture's block state */
+	bool image_before, image_held, image_after;
+	bool direct_held, direct_after;
+	bool read_before, read_held, read_after;
+	bool flags_kept;		/* the image entry's flags restored */
+} uc_image_block = { .err = -ENODATA };
+
+#ifdef CONFIG_CONTIG_ALLOC
+/*
+ * 2 MiB of init data, 2 MiB aligned: once the kernel frees its init
+ * memory, a whole block of freed kernel-image memory, which has a second
+ * alias in the kernel image's mapping (the high mapping on x86-64) that
+ * must leave with the direct map's (see exercise_image_block).  Only its
+ * address is kept; the memory itself is the page allocator's after boot.
+ */
+static char uc_image_pad[UNMAPPED_CACHE_BLOCK_SIZE] __initdata
+	__aligned(UNMAPPED_CACHE_BLOCK_SIZE);
+static unsigned long uc_image_pad_addr __ro_after_init;
+static unsigned long uc_image_pad_pfn __ro_after_init;
+
+static int __init uc_image_pad_note(void)
+{
+	uc_image_pad_addr = (unsigned long)uc_image_pad;
+	uc_image_pad_pfn = PHYS_PFN(__pa_symbol(uc_image_pad));
+	return 0;
+}
+early_initcall(uc_image_pad_note);
+
+static bool uc_readable(unsigned long addr)
+{
+	char c;
+
+	return !copy_from_kernel_nofault(&c, (void *)addr, 1);
+}
+
+/*
+ * Memory of the kernel image freed after boot keeps its alias in the
+ * image's mapping: a block taken there must lose that alias too, or the
+ * block's memory stays readable and writable there.  The block layer
+ * takes whatever order-9 page the page allocator gives, so this takes the
+ * freed pad itself and runs it through the architecture's removal and
+ * restore, reading it through the image mapping around each step.
+ */
+static int uc_exercise_image_block(void)
+{
+	unsigned long pfn = uc_image_pad_pfn, image = uc_image_pad_addr;
+	struct unmapped_cache_entry before, e;
+	struct page *page = pfn_to_page(pfn);
+	unsigned long direct = (unsigned long)page_address(page);
+	unsigned long state = 0;
+	int err;
+
+	guard(mutex)(&uc_exercise_lock);
+	memset(&uc_image_block, 0, sizeof(uc_image_block));
+	err = alloc_contig_range(pfn, pfn + UNMAPPED_CACHE_BLOCK_PAGES,
+				 MIGRATE_MOVABLE, GFP_KERNEL | __GFP_NOWARN);
+	if (err) {
+		uc_image_block.err = -EBUSY;
+		return -EBUSY;
+	}
+
+	arch_unmapped_cache_lookup(image, &before);
+	uc_image_block.image_before = before.present;
+	uc_image_block.read_before = uc_readable(image);
+
+	err = arch_unmapped_cache_unmap_block(page, &state);
+	if (err)
+		goto out;
+	uc_image_block.state = state;
+	arch_unmapped_cache_lookup(image, &e);
+	uc_image_block.image_held = e.present;
+	uc_image_block.read_held = uc_readable(image);
+	arch_unmapped_cache_lookup(direct, &e);
+	uc_image_block.direct_held = e.present;
+
+	err = arch_unmapped_cache_restore_block(page, state);
+	if (err) {
+		/* Never give the page allocator pages without a mapping. */
+		WARN(1, "unmapped_cache: image block restore failed: leaked\n");
+		uc_image_block.err = err;
+		return err;
+	}
+	arch_unmapped_cache_lookup(image, &e);
+	uc_image_block.image_after = e.present;
+	uc_image_block.flags_kept = e.flags == before.flags;
+	uc_image_block.read_after = uc_readable(image);
+	arch_unmapped_cache_lookup(direct, &e);
+	uc_image_block.direct_after = e.present;
+out:
+	free_contig_range(pfn, UNMAPPED_CACHE_BLOCK_PAGES);
+	if (!err && (uc_image_block.image_held || uc_image_block.read_held ||
+		     uc_image_block.direct_held ||
+		     uc_image_block.image_after != uc_image_block.image_before ||
+		     uc_image_block.read_after != uc_image_block.read_before ||
+		     !uc_image_block.flags_kept || !uc_image_block.direct_after))
+		err = -EIO;
+	uc_image_block.err = err;
+	return err;
+}
+
+static int exercise_image_block_set(void *data, u64 val)
+{
+	if (val != 1)
+		return -EINVAL;
+	return uc_exercise_image_block();
+}
+DEFINE_DEBUGFS_ATTRIBUTE(exercise_image_block_fops, NULL,
+			 exercise_image_block_set, "%llu\n");
+#endif /* CONFIG_CONTIG_ALLOC */
 
 static int uc_exercise_blocks(unsigned long nr)
 {
@@ -153,6 +278,14 @@ static int blocks_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "last exercise: asked %lu taken %lu bad_unmapped %lu bad_restored %lu\n",
 		   uc_exercise.asked, uc_exercise.taken,
 		   uc_exercise.bad_unmapped, uc_exercise.bad_restored);
+	seq_printf(seq,
+		   "image block: err %d state %lu image_before %d read_before %d image_held %d read_held %d direct_held %d image_after %d read_after %d direct_after %d flags_kept %d\n",
+		   uc_image_block.err, uc_image_block.state,
+		   uc_image_block.image_before, uc_image_block.read_before,
+		   uc_image_block.image_held, uc_image_block.read_held,
+		   uc_image_block.direct_held, uc_image_block.image_after,
+		   uc_image_block.read_after, uc_image_block.direct_after,
+		   uc_image_block.flags_kept);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(blocks);
@@ -774,6 +907,10 @@ void uc_debugfs_init(struct dentry *root)
 	debugfs_create_file("verify", 0444, root, NULL, &verify_fops);
 	debugfs_create_file_unsafe("exercise_blocks", 0200, root, NULL,
 				   &exercise_blocks_fops);
+#ifdef CONFIG_CONTIG_ALLOC
+	debugfs_create_file_unsafe("exercise_image_block", 0200, root, NULL,
+				   &exercise_image_block_fops);
+#endif
 	debugfs_create_file("arenas", 0444, root, NULL, &arenas_fops);
 	dir = debugfs_create_dir("arena", root);
 	list_for_each_entry(arena, &uc_arena_list, node) {

@@ -42,6 +42,7 @@
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
+#include <asm/cpufeature.h>
 #include <asm/sections.h>
 #include <asm/setup.h>
 #include <asm/text-patching.h>
@@ -265,6 +266,16 @@ int __init arch_unmapped_cache_init(void)
 {
 	struct uc_poke *poke;
 	int cpu, err;
+
+	/*
+	 * Blocks leave the direct map as whole 2M entries, which need PSE
+	 * (always there on x86-64, as upstream's execmem ROX cache also
+	 * requires).  A Xen PV guest's page tables are the hypervisor's: no
+	 * large entries, and every change a hypercall.
+	 */
+	if (!cpu_feature_enabled(X86_FEATURE_PSE) ||
+	    cpu_feature_enabled(X86_FEATURE_XENPV))
+		return -EOPNOTSUPP;
 
 	for_each_possible_cpu(cpu) {
 		err = uc_poke_init_cpu(per_cpu_ptr(&uc_poke, cpu));

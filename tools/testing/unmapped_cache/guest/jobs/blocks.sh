@@ -2,6 +2,7 @@
 # Block layer after boot, where the vmstat split counters count:
 #  - blocks: take N blocks out of the direct map at once and put them back
 #    (debugfs exercise_blocks); must cause no level-2 split.
+#  - a block of freed kernel-image memory loses its second alias too.
 #  - secretmem: fault pages of memfd_secret(); with the cache on they come
 #    from its NONE arena (boot with unmapped_cache=off for the stock path).
 . "$UC_DIR/jobs/lib.sh"
@@ -15,6 +16,22 @@ exercise() { echo "$1" > "$dbg/exercise_blocks"; }
 
 uc_measure blocks exercise "$nblocks" || exit 1
 grep -E "blocks (grabbed|released|held)|last exercise" "$dbg/blocks"
+
+# A block of freed kernel-image memory (debugfs exercise_image_block: the
+# 2 MiB of init data the debug code leaves for it): with it out of the
+# direct map, its alias in the kernel image's mapping must be gone too,
+# and read through that alias it must fault; both come back with the
+# block.  Prints
+#   UC-IMAGE-BLOCK rc=R err E state S image_before 0|1 read_before 0|1
+#                  image_held 0|1 read_held 0|1 direct_held 0|1
+#                  image_after 0|1 read_after 0|1 direct_after 0|1 flags_kept 0|1
+if [ -w "$dbg/exercise_image_block" ]; then
+	echo 1 > "$dbg/exercise_image_block"
+	r=$?
+	echo "UC-IMAGE-BLOCK rc=$r $(sed -n 's/^image block: //p' "$dbg/blocks")"
+else
+	echo "UC-IMAGE-BLOCK rc=missing"
+fi
 uc_measure secretmem "$UC_BIN/secretmem_fault" "$npages" || exit 1
 
 # A page of a block held by somebody else when the block is given back

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's own selftests of what the cache serves, run unchanged on
+# the same kernel booted with the cache off and on (make peer-check;
+# needs --hostroot: bash and the tools the selftests call):
+#   memfd_secret  tools/testing/selftests/mm/memfd_secret ($UC_BIN)
+#   ftracetest    tools/testing/selftests/ftrace: its kprobe and ftrace
+#                 directories (kprobe events, function and function graph
+#                 tracers, filters and the trampolines of ftrace_ops)
+#   livepatch     tools/testing/selftests/livepatch/test-*.sh, with their
+#                 test modules built against this kernel by the host
+# uc.peers=DIR is the host's copy (devtools/check.sh, sec_peers): DIR/ftrace,
+# DIR/livepatch and DIR/livepatch/test_modules/*.ko.  Prints, per suite,
+#   UC-PEER suite=NAME pass=N fail=N skip=N
+# and one line per case that did not pass:
+#   UC-PEER-CASE suite=NAME result=R name=TEXT
+# The job fails only if a suite could not run at all: which failures
+# matter is the host's decision (on must not fail a case that off passes).
+. "$UC_DIR/jobs/lib.sh"
+
+peers=$(uc_arg uc.peers "")
+[ -d "$peers/ftrace" ] && [ -d "$peers/livepatch" ] ||
+	{ echo "peers: no uc.peers= directory with ftrace/ and livepatch/"; exit 1; }
+command -v bash > /dev/null || { echo "peers: no bash (boot with --hostroot)"; exit 1; }
+rc=0
+
+# tally SUITE FILE: the UC-PEER line of a file of "RESULT<TAB>NAME" lines
+# (RESULT PASS or XFAIL passes, SKIP, UNSUPPORTED or UNTESTED is skipped,
+# anything else fails), and a UC-PEER-CASE line per case not passed.
+tally() {
+	awk -F'\t' -v suite="$1" '
+		$1 == "PASS" || $1 == "XFAIL" { p++; next }
+		{ printf "UC-PEER-CASE suite=%s result=%s name=%s\n", suite, $1, $2 }
+		$1 == "SKIP" || $1 == "UNSUPPORTED" || $1 == "UNTESTED" { s++; next }
+		{ f++ }
+		END { printf "UC-PEER suite=%s pass=%d fail=%d skip=%d\n", suite, p, f, s }' "$2"
+}
+
+# memfd_secret: KTAP, "ok N name", "ok N name # SKIP why", "not ok N name".
+"$UC_BIN/memfd_secret" > /run/tmp/memfd_secret.out 2>&1
+sed 's/^/memfd_secret: /' /run/tmp/memfd_secret.out
+sed -n 's/^ok [0-9]* \(.*\) # SKIP.*/SKIP\t\1/p; t
+	s/^ok [0-9]* \(.*\)/PASS\t\1/p; s/^not ok [0-9]* \(.*\)/FAIL\t\1/p' \
+	/run/tmp/memfd_secret.out > /run/tmp/memfd_secret.res
+[ -s /run/tmp/memfd_secret.res ] || rc=1
+tally memfd_secret /run/tmp/memfd_secret.res
+
+# ftracetest: "[N] description<TAB>[RESULT]"; logs to tmpfs (the copy is
+# on the read-only root).  Timestamps of the kernel log are off, as the
+# kprobe tests compare trace output.
+(cd "$peers/ftrace" && bash ./ftracetest -l /run/tmp/ftrace-logs \
+	test.d/kprobe test.d/ftrace) > /run/tmp/ftrace.out 2>&1
+sed 's/^/ftracetest: /' /run/tmp/ftrace.out
+sed -n 's/^\[[0-9]*\] \(.*\)\t\[\([A-Z]*\)\]$/\2\t\1/p' /run/tmp/ftrace.out \
+	> /run/tmp/ftrace.res
+[ -s /run/tmp/ftrace.res ] || rc=1
+tally ftracetest /run/tmp/ftrace.res
+
+# livepatch: each script runs its tests in order and stops at the first
+# that fails ("TEST: name ... ok" / "... not ok"); a script that exits
+# with 4 (kselftest's skip) skipped.  The scripts and modules are copied
+# to tmpfs, where functions.sh finds test_modules/ and writes its files.
+cp -r "$peers/livepatch" /run/tmp/livepatch
+: > /run/tmp/livepatch.res
+for t in /run/tmp/livepatch/test-*.sh; do
+	name=$(basename "$t" .sh)
+	(cd /run/tmp/livepatch && KDIR=/ timeout 600 bash "./$name.sh") \
+		> /run/tmp/$name.out 2>&1
+	r=$?
+	sed "s/^/livepatch: $name: /" /run/tmp/$name.out
+	if [ $r -eq 4 ]; then
+		printf 'SKIP\t%s\n' "$name" >> /run/tmp/livepatch.res
+		continue
+	fi
+	sed -n "s/^TEST: \(.*\) \.\.\. ok$/PASS\t$name: \1/p
+		s/^TEST: \(.*\) \.\.\. not ok$/FAIL\t$name: \1/p" \
+		/run/tmp/$name.out >> /run/tmp/livepatch.res
+	# A script that died outside a test, or ran none, fails as a whole.
+	if [ $r -ne 0 ] && ! grep -q ' \.\.\. not ok$' /run/tmp/$name.out; then
+		printf 'FAIL\t%s (exit %d)\n' "$name" $r >> /run/tmp/livepatch.res
+	fi
+done
+grep -q '^PASS' /run/tmp/livepatch.res || rc=1
+tally livepatch /run/tmp/livepatch.res
+exit $rc
