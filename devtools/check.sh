@@ -603,6 +603,8 @@ sec_peers() {
 		else
 			fail "guest: $suite, off | on: ${res[$suite-off]:-no result} | ${res[$suite-on]:-no result}; failed on only: ${new:-none} (logs: $UC_GUEST/logs/peers-*.log)"
 		fi
+		[ -z "${fails[$suite-off]}" ] ||
+			echo "    $suite, failed with the cache off: $(echo "${fails[$suite-off]}" | paste -sd ';')"
 	done
 }
 
@@ -1300,7 +1302,7 @@ sec_distro() {
 # progress lines, on stderr, show as they come).  No check compares
 # times across boots, so two guests may run at once.
 variant_sections="debug rt distro"
-printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt distro"
+printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt distro peers"
 queue=$UC_CACHE/logs/sections.todo
 for sec in $variant_sections $main_sections; do
 	want "$sec" && echo "$sec"
