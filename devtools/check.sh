@@ -1345,6 +1345,18 @@ for sec in $printed_order; do
 	[ -f "$UC_CACHE/logs/section-$sec.out" ] &&
 		cat "$UC_CACHE/logs/section-$sec.out" >> "$UC_CACHE/logs/lane-guests.out"
 done
+# A section that ran but is missing from the printed order would count
+# nothing: fail it instead.
+for f in "$UC_CACHE"/logs/section-*.out; do
+	[ -f "$f" ] || continue
+	sec=${f##*/section-}
+	sec=${sec%.out}
+	case " $printed_order " in
+	*" $sec "*) ;;
+	*) echo "FAIL section $sec ran but is not in check.sh's printed_order: its results were not counted" \
+		>> "$UC_CACHE/logs/lane-guests.out" ;;
+	esac
+done
 kunit_verdicts > "$UC_CACHE/logs/lane-kunit.out"
 if [ -n "$host_lane" ]; then
 	wait "$host_lane"
