@@ -343,8 +343,13 @@ sec_kunit() {
 	[ $job_rc -eq 0 ] && pass "guest: KUnit boot reached user space" ||
 		fail "guest: KUnit boot (status $job_rc, log: $log)"
 	kunit_results main "$log"
+	# Shuffled, arena_large_chunk may run after arena_bad_input_is_refused,
+	# which fires first the WARN_ON_ONCE() of an allocation over the largest
+	# chunk that both hit: then it refuses (its bad-calls count, checked in
+	# the case, rises) without a warning.  Its warning is expected, not
+	# required, in this boot; the other kernels run in declaration order.
 	splat_scan "guest: KUnit boot" "$log" --expect-warnings "$UC_WARNING_CASES" \
-		--require-warnings "$UC_WARNING_CASES"
+		--require-warnings "${UC_WARNING_CASES/arena_large_chunk,/}"
 }
 
 sec_blocks() {

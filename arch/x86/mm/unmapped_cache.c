@@ -29,6 +29,7 @@
  * (UC_X86_HIGHMAP in the block's state).
  */
 
+#include <linux/cpufeature.h>
 #include <linux/fault-inject.h>
 #include <linux/init.h>
 #include <linux/kasan.h>
@@ -42,7 +43,6 @@
 #include <linux/unmapped_cache.h>
 #include <linux/vmalloc.h>
 
-#include <asm/cpufeature.h>
 #include <asm/sections.h>
 #include <asm/setup.h>
 #include <asm/text-patching.h>
