@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Keep README.md's figures equal to the committed make run report.
+"""Keep the figures of README.md and of Documentation/mm/unmapped_cache.rst
+equal to the committed make run report.
 
 Usage: readme-figures.py --check     exit 1 unless every figures block of
-                                      README.md equals the report's
-       readme-figures.py --update    copy the report's blocks into README.md
+                                      README.md and of the rst equals the
+                                      report's
+       readme-figures.py --update    copy the report's blocks into them
        readme-figures.py --age       print the commit the report was made
                                       from and how many commits since then
                                       changed what its figures depend on
@@ -11,9 +13,11 @@ Usage: readme-figures.py --check     exit 1 unless every figures block of
 A figures block is the text between "<!-- figures:NAME -->" and
 "<!-- /figures:NAME -->".  devtools/report.py writes them into the report
 of a make run, which run.sh copies to reports/make-run.md; README.md
-carries copies of some of them and nothing else may carry figures of a
-run.  --check fails if README.md has no block, a block the report lacks,
-or a block whose text differs from the report's.
+carries copies of some of them, and the rst (between ".. figures:NAME"
+and ".. /figures:NAME" comment lines, with a blank line after the first
+and before the second) of the LSFMM table's figures; nothing else may
+carry figures of a run.  --check fails if a file has no block, a block
+the report lacks, or a block whose text differs from the report's.
 """
 import os
 import re
@@ -23,8 +27,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 REPORT = os.path.join(ROOT, "reports", "make-run.md")
+RST = os.path.join(ROOT, "Documentation", "mm", "unmapped_cache.rst")
 BLOCK = re.compile(r"^<!-- figures:(\w+) -->\n(.*?)^<!-- /figures:\1 -->$",
                    re.S | re.M)
+RST_BLOCK = re.compile(r"^\.\. figures:(\w+)\n(.*?)^\.\. /figures:\1$",
+                       re.S | re.M)
 
 
 def blocks(text):
@@ -61,6 +68,16 @@ def age(report_text):
     return 0
 
 
+# The files that carry copies of the report's blocks, each with its own
+# markers: Markdown's HTML comments, reStructuredText's comments (a
+# comment must be followed by a blank line, so the rst's copy is the
+# report's text between blank lines).
+TARGETS = [
+    (README, BLOCK, "<!-- figures:%s -->\n%s<!-- /figures:%s -->", "", ""),
+    (RST, RST_BLOCK, ".. figures:%s\n%s.. /figures:%s", "\n", "\n"),
+]
+
+
 def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--age":
         try:
@@ -78,30 +95,38 @@ def main():
     except OSError as e:
         print("no report: %s (make run writes it)" % e)
         return 1
-    with open(README) as f:
-        readme_text = f.read()
-    readme = blocks(readme_text)
-    if not readme:
-        print("README.md has no figures block")
-        return 1
-    bad = 0
-    for name, text in readme.items():
-        if name not in report:
-            print("README.md block %s: not in %s" % (name, REPORT))
-            bad += 1
-        elif text != report[name]:
-            print("README.md block %s differs from %s" % (name, REPORT))
-            bad += 1
+    bad_all = 0
+    for path, regex, fmt, head, tail in TARGETS:
+        rel = os.path.relpath(path, ROOT)
+        with open(path) as f:
+            text = f.read()
+        ours = {m[1]: m[2] for m in regex.finditer(text)}
+        if not ours:
+            print("%s has no figures block" % rel)
+            bad_all += 1
+            continue
+        bad = 0
+        for name, body in ours.items():
+            if name not in report:
+                print("%s block %s: not in %s" % (rel, name, REPORT))
+                bad += 1
+            elif body != head + report[name] + tail:
+                print("%s block %s differs from %s" % (rel, name, REPORT))
+                bad += 1
+        bad_all += bad
+        if sys.argv[1] == "--check":
+            print("%s: %d blocks (%s), %d differ from the report"
+                  % (rel, len(ours), " ".join(sorted(ours)), bad))
+            continue
+        new = regex.sub(lambda m: fmt % (
+            m[1], head + report[m[1]] + tail if m[1] in report else m[2],
+            m[1]), text)
+        if new != text:
+            with open(path, "w") as f:
+                f.write(new)
+        print("%s: %d blocks updated from %s" % (rel, bad, REPORT))
     if sys.argv[1] == "--check":
-        print("%d README blocks (%s), %d differ from the report"
-              % (len(readme), " ".join(sorted(readme)), bad))
-        return 1 if bad else 0
-    new = BLOCK.sub(lambda m: "<!-- figures:%s -->\n%s<!-- /figures:%s -->"
-                    % (m[1], report.get(m[1], m[2]), m[1]), readme_text)
-    if new != readme_text:
-        with open(README, "w") as f:
-            f.write(new)
-    print("README.md: %d blocks updated from %s" % (bad, REPORT))
+        return 1 if bad_all else 0
     return 0
 
 
