@@ -466,7 +466,7 @@ def wrap_bullet(text):
                          subsequent_indent="  ", break_on_hyphens=False)
 
 
-def lsfmm_lines(pairs, hotplug, frows):
+def lsfmm_lines(pairs, hotplug, frag):
     """The figures behind the LSFMM table of the rst: one bullet per
     objection, from this run only; a missing figure is said so."""
     out = []
@@ -480,16 +480,17 @@ def lsfmm_lines(pairs, hotplug, frows):
             % (npair["off"], npair["on"], on / off))
     else:
         out += wrap_bullet("Hocko: the page-pair timing is missing.")
-    fr = {r[0]: r for r in frows}
-    if fr:
+    if frag:
         parts = []
         for mem in ("fresh", "scattered"):
-            if mem in fr:
-                r = fr[mem]
-                parts.append("%s memory, mixed pageblocks %s, huge pages of "
-                             "a %s MiB probe %s MiB" % (
-                                 mem, r[1], r[3].split(" of ")[-1],
-                                 r[3].split(" of ")[0]))
+            a, b = frag.get((mem, "off")) or {}, frag.get((mem, "on")) or {}
+            if a or b:
+                parts.append("%s memory, mixed pageblocks %s | %s, huge pages "
+                             "of a %s MiB probe %s | %s MiB" % (
+                                 mem, a.get("mixed", "-"), b.get("mixed", "-"),
+                                 a.get("thp_asked_mib",
+                                       b.get("thp_asked_mib", "-")),
+                                 a.get("thp_mib", "-"), b.get("thp_mib", "-")))
         out += wrap_bullet(
             "Gorman (fragmentation), after the workloads, off | on: %s."
             % "; ".join(parts))
@@ -636,7 +637,8 @@ def main():
             [""] + frag_notes(grows))
         md += [""]
     if pairs or hotplug or grows:
-        lines = lsfmm_lines(pairs, hotplug, grows)
+        frag = {k: read_frag(v[2]) for k, v in runs.items()}
+        lines = lsfmm_lines(pairs, hotplug, {k: v for k, v in frag.items() if v})
         print("\n== the LSFMM 2022 objections: off | on ==")
         print("\n".join(lines))
         md += ["## What the LSFMM 2022 room asked", ""]
