@@ -230,17 +230,87 @@ static void uc_test_free_block_pages_action(void *data)
 	__free_pages(data, UNMAPPED_CACHE_BLOCK_ORDER);
 }
 
+static void uc_test_free_contig_action(void *data)
+{
+	free_contig_range(page_to_pfn(data), UNMAPPED_CACHE_BLOCK_PAGES);
+}
+
+/* Forget a test block that must not go back to the page allocator. */
+static void uc_test_leak_block(struct kunit *test, struct page *page)
+{
+	kunit_remove_action(test, uc_test_free_block_pages_action, page);
+	kunit_remove_action(test, uc_test_free_contig_action, page);
+}
+
+#ifdef CONFIG_CONTIG_ALLOC
 /*
- * An order-9 page of the page allocator whose direct-map entry is one PMD
- * (a few tries: the first GiB is mapped that way), freed when the test
- * ends; its entry in @e.
+ * A 2 MiB range taken with alloc_contig_range() where the direct map has
+ * a present leaf of @size (PMD_SIZE or PUD_SIZE), freed when the test
+ * ends, its entry in @e; NULL if there is none (or no free or movable
+ * 2 MiB range under such a leaf).
+ */
+static struct page *uc_test_take_in_leaf(struct kunit *test,
+					 unsigned long size,
+					 struct unmapped_cache_entry *e)
+{
+	const unsigned long gib = PUD_SIZE >> PAGE_SHIFT;
+	unsigned long pfn, start;
+	pg_data_t *pgdat;
+	struct page *page;
+
+	for_each_online_pgdat(pgdat) {
+		for (pfn = ALIGN(pgdat->node_start_pfn, gib);
+		     pfn + gib <= pgdat_end_pfn(pgdat); pfn += gib) {
+			for (start = pfn; start < pfn + gib;
+			     start += UNMAPPED_CACHE_BLOCK_PAGES) {
+				page = pfn_to_online_page(start);
+				if (!page)
+					continue;
+				arch_unmapped_cache_lookup((unsigned long)page_address(page),
+							   e);
+				if (!e->present || e->size != size)
+					continue;
+				if (alloc_contig_range(start,
+						       start + UNMAPPED_CACHE_BLOCK_PAGES,
+						       MIGRATE_MOVABLE,
+						       GFP_KERNEL | __GFP_NOWARN))
+					continue;
+				if (kunit_add_action_or_reset(test,
+							      uc_test_free_contig_action,
+							      page))
+					return NULL;
+				return page;
+			}
+		}
+	}
+	return NULL;
+}
+#else
+static struct page *uc_test_take_in_leaf(struct kunit *test,
+					 unsigned long size,
+					 struct unmapped_cache_entry *e)
+{
+	return NULL;
+}
+#endif
+
+/*
+ * An order-9 page whose direct-map entry is one PMD, freed when the test
+ * ends; its entry in @e.  With CONFIG_CONTIG_ALLOC, a 2 MiB range taken
+ * in a GiB that PMDs map (the first GiB always is); otherwise a few
+ * order-9 pages of the page allocator are tried, and they may all lie in
+ * GiBs that 1 GiB entries still map (whether an earlier case split them
+ * depends on the order the cases ran in).
  */
 static struct page *uc_test_alloc_pmd_block(struct kunit *test,
 					    struct unmapped_cache_entry *e)
 {
-	struct page *page = NULL;
+	struct page *page;
 	int tries, ret;
 
+	page = uc_test_take_in_leaf(test, UNMAPPED_CACHE_BLOCK_SIZE, e);
+	if (page)
+		return page;
 	for (tries = 0; tries < 8; tries++) {
 		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
 				   UNMAPPED_CACHE_BLOCK_ORDER);
@@ -282,7 +352,7 @@ static void block_restore_puts_back_exact_pmd_flags(struct kunit *test)
 
 	if (arch_unmapped_cache_restore_block(page, state)) {
 		/* Never hand the page allocator pages without a mapping. */
-		kunit_remove_action(test, uc_test_free_block_pages_action, page);
+		uc_test_leak_block(test, page);
 		KUNIT_FAIL(test, "restore failed: block leaked");
 		return;
 	}
@@ -451,60 +521,6 @@ static bool uc_test_splits_as_predicted(struct kunit *test, struct page *page,
 	return true;
 }
 
-static void uc_test_free_contig_action(void *data)
-{
-	free_contig_range(page_to_pfn(data), UNMAPPED_CACHE_BLOCK_PAGES);
-}
-
-#ifdef CONFIG_CONTIG_ALLOC
-/*
- * A 2 MiB range taken with alloc_contig_range() inside a GiB that one
- * 1 GiB direct-map entry still maps, freed when the test ends; NULL if
- * there is none (or no free or movable 2 MiB in such a GiB).
- */
-static struct page *uc_test_take_in_1g_leaf(struct kunit *test)
-{
-	const unsigned long gib = PUD_SIZE >> PAGE_SHIFT;
-	struct unmapped_cache_entry e;
-	unsigned long pfn, start;
-	pg_data_t *pgdat;
-	struct page *page;
-
-	for_each_online_pgdat(pgdat) {
-		for (pfn = ALIGN(pgdat->node_start_pfn, gib);
-		     pfn + gib <= pgdat_end_pfn(pgdat); pfn += gib) {
-			page = pfn_to_online_page(pfn);
-			if (!page)
-				continue;
-			arch_unmapped_cache_lookup((unsigned long)page_address(page),
-						   &e);
-			if (!e.present || e.size != PUD_SIZE)
-				continue;
-			for (start = pfn; start < pfn + gib;
-			     start += UNMAPPED_CACHE_BLOCK_PAGES) {
-				if (alloc_contig_range(start,
-						       start + UNMAPPED_CACHE_BLOCK_PAGES,
-						       MIGRATE_MOVABLE,
-						       GFP_KERNEL | __GFP_NOWARN))
-					continue;
-				page = pfn_to_page(start);
-				if (kunit_add_action_or_reset(test,
-							      uc_test_free_contig_action,
-							      page))
-					return NULL;
-				return page;
-			}
-		}
-	}
-	return NULL;
-}
-#else
-static struct page *uc_test_take_in_1g_leaf(struct kunit *test)
-{
-	return NULL;
-}
-#endif
-
 /*
  * arch_unmapped_cache_block_splits() says yes exactly for a block inside a
  * direct-map entry larger than a block, and that is what CPA does: checked
@@ -526,13 +542,13 @@ static void block_splits_only_in_a_1g_leaf(struct kunit *test)
 
 	page = uc_test_alloc_pmd_block(test, &e);
 	if (!uc_test_splits_as_predicted(test, page, false))
-		kunit_remove_action(test, uc_test_free_block_pages_action, page);
+		uc_test_leak_block(test, page);
 
-	page = uc_test_take_in_1g_leaf(test);
+	page = uc_test_take_in_leaf(test, PUD_SIZE, &e);
 	if (!page)
 		kunit_skip(test, "no 2 MiB range to take in a GiB mapped by a 1 GiB entry");
 	if (!uc_test_splits_as_predicted(test, page, true))
-		kunit_remove_action(test, uc_test_free_contig_action, page);
+		uc_test_leak_block(test, page);
 }
 
 /*
