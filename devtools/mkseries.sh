@@ -132,6 +132,10 @@ TXT
 		cat "$UC_ROOT/patches/upstream/cover-testing.txt"
 		echo
 	fi
+	if [ -f "$UC_ROOT/patches/upstream/cover-port.txt" ]; then
+		cat "$UC_ROOT/patches/upstream/cover-port.txt"
+		echo
+	fi
 	if [ -f "$UC_ROOT/reports/make-run.md" ]; then
 		echo "Measured with the same kernel booted off and on under QEMU:"
 		echo
