@@ -70,6 +70,19 @@ enum unmapped_cache_perm {
 bool unmapped_cache_enabled(void);
 
 /**
+ * unmapped_cache_requested() - Whether the cache is to be set up at all.
+ *
+ * For users that decide at boot, before the cache is initialised (execmem
+ * decides which ranges hand out read-only executable memory): false if
+ * the kernel command line says "unmapped_cache=off".  The cache may still
+ * find later that the machine cannot use it (unmapped_cache_enabled()).
+ *
+ * Context: Boot (__init), after the early parameters were parsed.
+ * Return: true unless the cache was switched off on the command line.
+ */
+bool __init unmapped_cache_requested(void);
+
+/**
  * unmapped_cache_secret_active() - Whether secret pages are in use.
  *
  * A page handed out by a NONE cache (secretmem's, for instance) is secret:
@@ -112,6 +125,7 @@ int unmapped_cache_write(struct unmapped_cache *cache, void *dst,
 bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page);
 bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
 			 size_t size);
+size_t unmapped_cache_size(struct unmapped_cache *cache, const void *addr);
 void *unmapped_cache_vmap(size_t size, unsigned long align,
 			  unsigned long start, unsigned long end,
 			  pgprot_t prot, unsigned long vm_flags,
@@ -314,6 +328,7 @@ static inline bool unmapped_cache_should_fail_direct_map(void) { return false; }
 #else /* CONFIG_UNMAPPED_CACHE */
 
 static inline bool unmapped_cache_enabled(void) { return false; }
+static inline bool unmapped_cache_requested(void) { return false; }
 static inline bool unmapped_cache_secret_active(void) { return false; }
 static inline bool unmapped_cache_holds_pfn(unsigned long pfn) { return false; }
 
@@ -369,6 +384,12 @@ static inline bool unmapped_cache_owns(struct unmapped_cache *cache,
 				       const void *addr, size_t size)
 {
 	return false;
+}
+
+static inline size_t unmapped_cache_size(struct unmapped_cache *cache,
+					 const void *addr)
+{
+	return 0;
 }
 
 static inline void *unmapped_cache_vmap(size_t size, unsigned long align,

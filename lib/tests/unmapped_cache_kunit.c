@@ -2768,7 +2768,10 @@ static void callers_vmap_defers_kmemleak_when_asked(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, flags & VM_FLUSH_RESET_PERMS);
 }
 
-/* unmapped_cache_owns(): live chunks of this cache only, whole range inside. */
+/*
+ * unmapped_cache_owns(): live chunks of this cache only, whole range inside;
+ * unmapped_cache_size(): their size, asked with their first byte only.
+ */
 static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_ROX);
@@ -2812,16 +2815,30 @@ static void callers_owns_tells_cache_memory_apart(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(NULL, big->addr, big->size));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, NULL, PAGE_SIZE));
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, big->addr, 0));
+
+	/* unmapped_cache_size(): a live chunk of this cache, by its start. */
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, big->addr), big->size);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, one->addr), (size_t)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, big->addr + PAGE_SIZE), (size_t)0);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, one->addr + 8), (size_t)0);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(other, big->addr), (size_t)0);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(other, one->addr), (size_t)0);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(NULL, big->addr), (size_t)0);
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, NULL), (size_t)0);
+
 	v = vmalloc(PAGE_SIZE);
 	KUNIT_EXPECT_FALSE(test, v && unmapped_cache_owns(cache, v, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, v ? unmapped_cache_size(cache, v) : 0, (size_t)0);
 	vfree(v);
 
 	v = big->addr;
 	uc_test_chunk_free(cache, big);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, v, 3 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, v), (size_t)0);
 	v = one->addr;
 	uc_test_chunk_free(cache, one);
 	KUNIT_EXPECT_FALSE(test, unmapped_cache_owns(cache, v, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, unmapped_cache_size(cache, v), (size_t)0);
 }
 
 static struct kunit_case uc_callers_test_cases[] = {

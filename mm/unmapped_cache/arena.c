@@ -1386,6 +1386,51 @@ void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info)
 }
 
 /**
+ * uc_arena_hot_added_blocks() - How many of an arena's blocks lie in memory
+ * added after boot (uc_block_hot_added()).
+ * @arena: the arena.
+ *
+ * Context: Process context; takes the arena's grow_lock.
+ * Return: the number of such blocks, free or not.
+ */
+unsigned long uc_arena_hot_added_blocks(struct uc_arena *arena)
+{
+	struct uc_block *block;
+	unsigned long n = 0;
+
+	guard(mutex)(&arena->grow_lock);
+	list_for_each_entry(block, &arena->blocks, list)
+		if (uc_block_hot_added(block))
+			n++;
+	return n;
+}
+
+/**
+ * uc_arena_chunk_size() - The size of the live chunk of an owner that
+ * starts at an address.
+ * @arena: the arena.
+ * @addr:  the chunk's first byte.
+ * @owner: the owner it must have.
+ *
+ * Context: Any context.
+ * Return: the chunk's size in bytes, or 0 if no live chunk of @owner
+ * starts at @addr.
+ */
+unsigned long uc_arena_chunk_size(struct uc_arena *arena, unsigned long addr,
+				  void *owner)
+{
+	unsigned long flags, size = 0;
+	struct uc_range *chunk;
+
+	spin_lock_irqsave(&arena->lock, flags);
+	chunk = uc_range_find_busy_containing(&arena->tree, addr);
+	if (chunk && chunk->owner == owner && chunk->start == addr)
+		size = chunk->size;
+	spin_unlock_irqrestore(&arena->lock, flags);
+	return size;
+}
+
+/**
  * uc_arena_owns() - Whether a range lies in one live chunk of an owner.
  * @arena: the arena.
  * @addr:  start of the range.

@@ -172,7 +172,9 @@ static struct page *uc_block_alloc_one(int nid, gfp_t gfp)
 
 static bool uc_block_in_gb_leaf(struct page *page)
 {
-	return arch_unmapped_cache_block_splits(page) || uc_should_see_gb_leaf();
+	int fault = uc_should_see_gb_leaf();
+
+	return fault < 0 ? arch_unmapped_cache_block_splits(page) : fault;
 }
 
 static struct page *uc_block_find(int nid, gfp_t gfp)

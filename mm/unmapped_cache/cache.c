@@ -707,6 +707,40 @@ bool unmapped_cache_owns(struct unmapped_cache *cache, const void *addr,
 }
 
 /**
+ * unmapped_cache_size() - The size of a live chunk of a cache.
+ * @cache: an RO, ROX or RW cache.
+ * @addr:  what unmapped_cache_alloc() returned, or any address.
+ *
+ * For users that free by address alone, as execmem_free() does: the size
+ * to pass to unmapped_cache_free(), and at the same time whether @addr is
+ * memory of @cache at all.
+ *
+ * Context: Any context.
+ * Return: the chunk's size in bytes (a multiple of PAGE_SIZE), or 0 if no
+ * live chunk of @cache starts at @addr.
+ */
+size_t unmapped_cache_size(struct unmapped_cache *cache, const void *addr)
+{
+	unsigned long a = (unsigned long)addr;
+	struct uc_arena *arena;
+	size_t size;
+
+	if (!cache || cache->perm == UNMAPPED_CACHE_NONE || !PAGE_ALIGNED(a))
+		return 0;
+	arena = uc_arena_lookup(cache->perm, a, NULL);
+	if (!arena)
+		return 0;
+	size = uc_arena_chunk_size(arena, a, cache);
+	if (size)
+		return size;
+	/* A round: a single page, owned by @cache per its tag. */
+	if (uc_arena_owns(arena, a, PAGE_SIZE, UC_OWNER_MAG) &&
+	    uc_round_owned_by(uc_round_page(arena, a), cache))
+		return PAGE_SIZE;
+	return 0;
+}
+
+/**
  * unmapped_cache_write() - Copy into a chunk of a cache.
  * @cache: the cache the chunk belongs to.
  * @dst:   destination inside one live chunk of @cache.

@@ -90,6 +90,11 @@ bool unmapped_cache_enabled(void)
 	return READ_ONCE(uc_enabled);
 }
 
+bool __init unmapped_cache_requested(void)
+{
+	return !uc_off;
+}
+
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 DECLARE_FAULT_ATTR(fail_unmapped_cache_block);
 DECLARE_FAULT_ATTR(fail_unmapped_cache_direct_map);
@@ -123,9 +128,18 @@ bool uc_should_hold_page(void)
 			   UNMAPPED_CACHE_BLOCK_SIZE);
 }
 
-/* A candidate block is taken to sit in an unsplit 1 GiB leaf. */
-bool uc_should_see_gb_leaf(void)
+/*
+ * Whether a candidate block is taken to sit in an unsplit 1 GiB leaf:
+ * -1 while the fault point is not armed (the direct map decides), else
+ * its answer alone, 1 or 0, whatever the direct map says, so that a test
+ * sees exactly the leaves it asked for even on a machine whose memory is
+ * still mapped by 1 GiB entries (a block taken so splits its GiB, as the
+ * cache would after passing over UC_BLOCK_GB_TRIES blocks).
+ */
+int uc_should_see_gb_leaf(void)
 {
+	if (!READ_ONCE(fail_unmapped_cache_gb_leaf.probability))
+		return -1;
 	return should_fail(&fail_unmapped_cache_gb_leaf,
 			   UNMAPPED_CACHE_BLOCK_SIZE);
 }

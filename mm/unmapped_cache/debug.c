@@ -771,6 +771,8 @@ static void uc_arena_show(struct seq_file *seq, struct uc_arena *arena)
 	seq_printf(seq, "arena %s node %d\n", uc_perm_names[arena->perm],
 		   arena->nid);
 	seq_printf(seq, "  blocks held: %lu\n", info.nr_blocks);
+	seq_printf(seq, "  blocks in hot-added memory: %lu\n",
+		   uc_arena_hot_added_blocks(arena));
 	seq_printf(seq, "  pages in use: %lu\n", info.busy_bytes >> PAGE_SHIFT);
 	seq_printf(seq, "  pages free in tree: %lu\n",
 		   info.free_bytes >> PAGE_SHIFT);

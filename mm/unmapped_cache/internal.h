@@ -517,6 +517,7 @@ void uc_reap_init(void);
 unsigned long uc_reap(void);
 void uc_reap_arm(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
+unsigned long uc_arena_hot_added_blocks(struct uc_arena *arena);
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /* Self-checks and test switches: debugfs and KUnit only. */
 void uc_reap_hold(void);
@@ -527,6 +528,8 @@ int uc_arena_check(struct uc_arena *arena);
 #endif
 bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 		   unsigned long len, void *owner);
+unsigned long uc_arena_chunk_size(struct uc_arena *arena, unsigned long addr,
+				  void *owner);
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
 extern struct fault_attr fail_unmapped_cache_block;
@@ -539,13 +542,13 @@ extern struct fault_attr fail_unmapped_cache_no_free_block;
 bool uc_should_fail_vspace(unsigned long size);
 bool uc_should_fail_magazine(void);
 bool uc_should_hold_page(void);
-bool uc_should_see_gb_leaf(void);
+int uc_should_see_gb_leaf(void);
 bool uc_should_find_no_free_block(void);
 #else
 static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
 static inline bool uc_should_fail_magazine(void) { return false; }
 static inline bool uc_should_hold_page(void) { return false; }
-static inline bool uc_should_see_gb_leaf(void) { return false; }
+static inline int uc_should_see_gb_leaf(void) { return -1; }
 static inline bool uc_should_find_no_free_block(void) { return false; }
 #endif
 

@@ -165,8 +165,8 @@ exec_kb() {
 			s += u == "G" ? n * 1048576 : u == "M" ? n * 1024 : n
 		} END { print s + 0 }' /sys/kernel/debug/page_tables/kernel
 }
-echo "UC-HIB text kprobes_pages=$(cache_pages kprobes) ftrace_pages=$(cache_pages ftrace)" \
-     "bpf_pages=$(cache_pages bpf_prog_pack) module_area_exec_kb_2m=$(exec_kb pmd)" \
+echo "UC-HIB text kprobes_pages=$(cache_pages execmem_kprobes) ftrace_pages=$(cache_pages execmem_ftrace)" \
+     "bpf_pages=$(cache_pages execmem_bpf) module_area_exec_kb_2m=$(exec_kb pmd)" \
      "module_area_exec_kb_4k=$(exec_kb pte)"
 
 before=$(uc_snapshot | tr '\n' ' ')

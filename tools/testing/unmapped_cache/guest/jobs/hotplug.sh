@@ -49,12 +49,18 @@
 #     (of the device's 2 MiB blocks the secret pages lay in: with the
 #     cache on, its blocks) first_poll_mib=N (MemTotal's drop 5 s
 #     after the request) last_change_s=N device_blocks_left=N seconds=N
+#   UC-VMEM-CACHE-HOTADDED start=N held=N end=N  (cache on: blocks the
+#     arenas hold in hot-added memory after a drain at the start, while
+#     the secret pages are held, and at the end)
 #   UC-VMEM-DIAG block=N phys=.. state=.. zone=.. offline_by_hand=ok|failed
 #   UC-VMEM-END rc=N
 # The job fails on what it can tell itself: the device or its range not
 # found, its blocks not in the zone asked for, the request never reaching
 # the device, a workload failing, with the cache on any secret page in
-# ZONE_MOVABLE device memory, or none in ZONE_NORMAL device memory.  The
+# ZONE_MOVABLE device memory, or none in ZONE_NORMAL device memory, and
+# with the cache on no block taken in ZONE_NORMAL device memory while the
+# secret pages are held, or more blocks kept there at the end than had
+# live chunks at the start.  The
 # host compares the unplug, off against on (devtools/check.sh, sec_hotplug).
 . "$UC_DIR/jobs/lib.sh"
 
@@ -186,6 +192,27 @@ awk '$1 == "Node" { z = $4 } $1 == "managed" && (z == "Normal" || z == "Movable"
 # changes; the host's figure is in LOG.vmem).
 plugged=$(( $(device_blocks) * (bsz >> 20) ))
 
+# hot_added: blocks the cache's arenas hold in memory added after boot
+# (here, the device's), free or not.
+dbg=/sys/kernel/debug/unmapped_cache
+hot_added() {
+	awk -F': ' '$1 == "  blocks in hot-added memory" { s += $2 } END { print s + 0 }' \
+		$dbg/arenas 2>/dev/null || echo 0
+}
+# With the cache on, start from arenas that hold only blocks with live
+# chunks: then in ZONE_NORMAL every block the workloads make the cache
+# take is in the device's memory, and some arena (the NONE one at
+# least) ends up with hot-added blocks only.  Once they are free, the
+# reaper must give back all of them, even the one block an arena keeps
+# (uc_arena_shrink(): a free hot-added block is never kept).  Counted
+# at the start, while the secret pages are held (the positive control:
+# the count sees the cache's blocks in the device), and at the end.
+ha_start=0 ha_held=0
+if [ $cache = on ]; then
+	echo 1 > $dbg/drain || bad "cannot drain the cache"
+	ha_start=$(hot_added)
+fi
+
 # Workloads.  Secret memory: 4096 pages (16 MiB) held by one process
 # while secret_pfns faults 2048 more and prints their frames.
 uc_footprint before
@@ -210,6 +237,7 @@ awk -v f=$b2first -v e=$b2end '$1 == "pfn" && $4 >= f && $4 < e { print $4 }' $o
 	sort -un > $out/blocks2m
 nb2=$(wc -l < $out/blocks2m)
 held=$(uc_stat 'blocks held')
+[ $cache = off ] || ha_held=$(hot_added)
 echo "UC-VMEM-SECRET pages=$secret in_device=$in_dev device_2m_blocks=$nb2 held_blocks=$held"
 uc_footprint secret-held
 kill -TERM $holder 2>/dev/null
@@ -285,6 +313,16 @@ if [ $cache = on ] && [ $zone = movable ] && [ "$in_dev" -ne 0 ]; then
 fi
 if [ $cache = on ] && [ $zone = normal ] && [ "$in_dev" -eq 0 ]; then
 	bad "cache on: no secret page in the device's ZONE_NORMAL memory (the positive control)"
+fi
+# The cache's blocks in the device's memory: none may be left but those
+# that had live chunks at the start.
+if [ $cache = on ]; then
+	ha_end=$(hot_added)
+	echo "UC-VMEM-CACHE-HOTADDED start=$ha_start held=$ha_held end=$ha_end"
+	[ $zone = normal ] && [ "$ha_held" -le "$ha_start" ] &&
+		bad "cache on: no block taken in the device's ZONE_NORMAL memory while the secret pages were held (the positive control)"
+	[ "$ha_end" -le "$ha_start" ] ||
+		bad "cache on: $ha_end blocks kept in the device's memory, $ha_start at the start: a free hot-added block was kept"
 fi
 # Give the host's helper time to answer the query before the guest ends.
 sleep 3
