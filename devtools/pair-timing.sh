@@ -8,7 +8,8 @@
 # under TCG are not real: only the ratio within this one run means
 # anything.  Not part of make check (it measures, it does not decide).
 #
-# Usage: devtools/pair-timing.sh [BOOTS]
+# Usage: [UC_PAIR_APPEND="ARG ..."] devtools/pair-timing.sh [BOOTS]
+# UC_PAIR_APPEND: more kernel parameters for every boot (e.g. nokaslr).
 # The logs are $UC_GUEST/logs/${UC_PAIR_LOG:-pagepair}-N.log (make run
 # names them run-pagepair-N.log for its report).
 . "$(dirname "$0")/common.sh"
@@ -23,6 +24,9 @@ for i in $(seq 1 "$boots"); do
 	mode=$([ $((i % 2)) = 1 ] && echo off || echo on)
 	args=()
 	[ $mode = off ] && args=(--append unmapped_cache=off)
+	for a in ${UC_PAIR_APPEND:-}; do
+		args+=(--append "$a")
+	done
 	log=$logs/${UC_PAIR_LOG:-pagepair}-$i.log
 	"$UC_ROOT/devtools/qemu-run.sh" --log "$log" --timeout 300 --smp 1 --hostroot \
 		"${args[@]}" pagepair > /dev/null 2>&1 || uc_die "boot $i ($mode) failed, log: $log"

@@ -354,19 +354,51 @@ FRAG_HEAD = ["memory", "mixed pageblocks off | on", "pageblocks",
 
 
 def read_frag(path):
-    """The UC-FRAG-PROBE line of a log as a dict (None without one)."""
+    """The UC-FRAG-PROBE line of a log as a dict (None without one), with
+    the UC-FRAG-CONTROL line's figures as ctl_KEY."""
+    out = None
+    ctl = {}
     with open(path, errors="replace") as f:
         for line in f:
-            i = line.find("UC-FRAG-PROBE ")
-            if i < 0:
-                continue
-            out = {}
-            for w in line[i + len("UC-FRAG-PROBE "):].split():
-                k, _, v = w.partition("=")
-                v = v.lstrip("+")
-                out[k] = int(v) if re.match(r"^\d+$", v) else v
-            return out
-    return None
+            for tag, into, prefix in (("UC-FRAG-PROBE ", None, ""),
+                                      ("UC-FRAG-CONTROL ", ctl, "ctl_")):
+                i = line.find(tag)
+                if i < 0:
+                    continue
+                d = {}
+                for w in line[i + len(tag):].split():
+                    k, _, v = w.partition("=")
+                    v = v.lstrip("+")
+                    d[prefix + k] = int(v) if re.match(r"^\d+$", v) else v
+                if into is None:
+                    if out is None:
+                        out = d
+                else:
+                    into.update(d)
+    if out is not None:
+        out.update(ctl)
+    return out
+
+
+def frag_control(runs):
+    """The mixed count's positive control (scattered boots): secret pages
+    held after the probe, and the mixed pageblocks the same count then
+    sees, off | on; and whether the control failed (the cache-off boot
+    must see some)."""
+    a = read_frag(runs[("scattered", "off")][2]) if ("scattered", "off") in runs else None
+    b = read_frag(runs[("scattered", "on")][2]) if ("scattered", "on") in runs else None
+    a, b = a or {}, b or {}
+    m_off = a.get("ctl_mixed_held")
+    line = ("- positive control of the mixed count (scattered memory, secret "
+            "pages held after the probe: %s | %s pages): mixed pageblocks "
+            "%s | %s while they are held." % (
+                a.get("ctl_secret_pages", "-"), b.get("ctl_secret_pages", "-"),
+                m_off if m_off is not None else "-",
+                b.get("ctl_mixed_held", "-")))
+    ok = isinstance(m_off, int) and m_off > 0
+    if not ok:
+        line += " CONTROL FAILED: the cache-off count saw no mixed pageblock."
+    return line, ok
 
 
 def frag_rows(runs):
@@ -491,6 +523,12 @@ def lsfmm_lines(pairs, hotplug, frag):
                                  a.get("thp_asked_mib",
                                        b.get("thp_asked_mib", "-")),
                                  a.get("thp_mib", "-"), b.get("thp_mib", "-")))
+        a, b = frag.get(("scattered", "off")) or {}, frag.get(("scattered", "on")) or {}
+        if "ctl_mixed_held" in a or "ctl_mixed_held" in b:
+            parts.append("the mixed count's positive control (unmovable "
+                         "secret pages held in scattered memory) %s | %s" % (
+                             a.get("ctl_mixed_held", "-"),
+                             b.get("ctl_mixed_held", "-")))
         out += wrap_bullet(
             "Gorman (fragmentation), after the workloads, off | on: %s."
             % "; ".join(parts))
@@ -617,8 +655,12 @@ def main():
         md += [""]
     grows = frag_rows(runs)
     if grows:
+        ctl_line, ctl_ok = frag_control(runs)
+        if not ctl_ok:
+            bad.append("frag control (no mixed pageblock seen while secret pages were held, cache off)")
         print("\n== fragmentation after the workloads: off | on ==")
         print("\n".join("  ".join(r) for r in [FRAG_HEAD] + grows))
+        print(ctl_line)
         md += ["## Fragmentation after the workloads", ""]
         md += block("frag", [
             "| " + " | ".join(c.replace("|", "\\|") for c in FRAG_HEAD) + " |",
@@ -634,7 +676,7 @@ def main():
              "of MemTotal (the same size off and on) with `MADV_HUGEPAGE` (defrag `madvise`, so it "
              "compacts) and touches it, and reports its `AnonHugePages`. "
              "Goals (issue #27): mixed pageblocks on <= off, huge pages on >= off."] +
-            [""] + frag_notes(grows))
+            [""] + frag_notes(grows) + [ctl_line])
         md += [""]
     if pairs or hotplug or grows:
         frag = {k: read_frag(v[2]) for k, v in runs.items()}

@@ -304,18 +304,48 @@ run selftests selftests || rc=1
 # scattered) comes as huge pages.  Prints
 #   UC-FRAG-PROBE pageblocks=N mixed=N thp_asked_mib=N thp_mib=N
 #                 thp_fallback=+N compact_stall=+N
-if grep -q 'uc.frag=1' /proc/cmdline; then
-	pb=$(awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
+#
+# The positive control of the mixed count, in the scattered boots: with
+# the scattering process still holding its pages, a process holds secret
+# pages (unmovable: with the cache off, single pages of the page
+# allocator) for a quarter of MemFree, more than the unmovable pageblocks
+# have free, so that some come from pageblocks of movable pages; the same
+# count, read while they are held, must see mixed pageblocks.  Prints
+#   UC-FRAG-CONTROL secret_pages=N mixed_held=N
+pagetype_counts() {
+	awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
 		/^Number of mixed blocks/ { sec = "mixed"; seen[sec] = 1; next }
 		/^Node/ && sec != "" { for (i = 5; i <= NF; i++) n[sec] += $i; next }
 		{ sec = "" }
 		END { printf "pageblocks=%s mixed=%s", seen["blocks"] ? n["blocks"] + 0 : "none",
-		      seen["mixed"] ? n["mixed"] + 0 : "none" }' /proc/pagetypeinfo)
+		      seen["mixed"] ? n["mixed"] + 0 : "none" }' /proc/pagetypeinfo
+}
+if grep -q 'uc.frag=1' /proc/cmdline; then
+	pb=$(pagetype_counts)
 	fb0=$(vmstat thp_fault_fallback) cs0=$(vmstat compact_stall)
 	thp=$("$UC_BIN/hog" --thp 20 | sed -n 's/^hog: thp //p')
 	echo "UC-FRAG-PROBE $pb thp_${thp% *} thp_mib=${thp#*huge_mib=}" \
 	     "thp_fallback=+$(( $(vmstat thp_fault_fallback) - fb0 ))" \
 	     "compact_stall=+$(( $(vmstat compact_stall) - cs0 ))"
+	if [ -n "$scatter" ]; then
+		n=$(( $(meminfo MemFree) / 16 ))
+		rm -f /run/tmp/fragctl.held
+		"$UC_BIN/secretmem_fault" --hold /run/tmp/fragctl.held $n > /run/tmp/fragctl.out 2>&1 &
+		h=$!
+		i=0
+		while [ ! -e /run/tmp/fragctl.held ] && [ $i -lt 600 ] && kill -0 $h 2>/dev/null; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		m=none
+		if [ -e /run/tmp/fragctl.held ]; then
+			m=$(pagetype_counts)
+			m=${m#*mixed=}
+		fi
+		kill -TERM $h 2>/dev/null
+		wait $h || { echo "fragmentation control: $(cat /run/tmp/fragctl.out)"; rc=1; }
+		echo "UC-FRAG-CONTROL secret_pages=$n mixed_held=$m"
+	fi
 fi
 # A drain gives back every block that holds no live chunk: count the
 # kernel TLB flushes it causes per block released.  Taking a block out of
