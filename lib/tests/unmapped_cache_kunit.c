@@ -1705,8 +1705,8 @@ static int uc_share_fn(void *data)
 		if (!p)
 			break;
 		if (!sh->page)
-			sh->page = uc_round_page(arena, (unsigned long)p);
-		else if (uc_round_page(arena, (unsigned long)p) != sh->page)
+			sh->page = uc_arena_page(arena, (unsigned long)p);
+		else if (uc_arena_page(arena, (unsigned long)p) != sh->page)
 			sh->other++;
 		unmapped_cache_free(sh->cache, p, PAGE_SIZE);
 		sh->pairs++;

@@ -893,6 +893,24 @@ unsigned long uc_arena_settled_flush(struct uc_arena *arena)
 	return n;
 }
 
+/**
+ * uc_arena_page() - The page behind an address of an arena.
+ * @arena: the arena.
+ * @addr:  an address inside one of its blocks.
+ *
+ * A NONE arena's addresses are direct-map addresses (not mapped); a mapped
+ * arena's are in its module-area mapping (a walk of the page tables).
+ *
+ * Context: Any context.
+ * Return: the struct page.
+ */
+struct page *uc_arena_page(struct uc_arena *arena, unsigned long addr)
+{
+	if (arena->perm == UNMAPPED_CACHE_NONE)
+		return pfn_to_page(PHYS_PFN(addr));
+	return vmalloc_to_page((void *)addr);
+}
+
 /*
  * The pages of @arena from @addr up to the end of its block or @end,
  * whichever comes first (*@next): a block is physically contiguous and
@@ -903,7 +921,7 @@ static struct page *uc_arena_run(struct uc_arena *arena, unsigned long addr,
 				 unsigned long end, unsigned long *next)
 {
 	*next = min(ALIGN(addr + 1, UNMAPPED_CACHE_BLOCK_SIZE), end);
-	return uc_round_page(arena, addr);
+	return uc_arena_page(arena, addr);
 }
 
 /* Whether a page of [@addr, @addr + @size) of @arena is poisoned. */
@@ -1524,10 +1542,6 @@ int __init uc_arenas_init(void)
 			uc_range_tree_init(&arena->tree);
 			/* Whole free blocks, for the shrinker's count. */
 			arena->tree.unit_shift = ilog2(UNMAPPED_CACHE_BLOCK_SIZE);
-			if (uc_mag_init_arena(arena)) {
-				kfree(arena);
-				return -ENOMEM;
-			}
 			uc_arenas[perm][nid] = arena;
 			list_add_tail(&arena->node, &uc_arena_list);
 		}

@@ -172,6 +172,30 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 }
 
 /*
+ * A single-page chunk (a round) is owned by the magazine layer in the range
+ * tree; the cache that holds it is written in its page's ->private, here
+ * and nowhere else.  Tag a round handed to @owner, or check and clear the
+ * tag of a round given back by @owner.  The page belongs to the owner
+ * while it holds the round, so only the freeing CPU writes ->private; the
+ * cmpxchg makes two concurrent frees of the same page fail one of them.
+ */
+static void uc_round_tag(struct page *page, void *owner)
+{
+	WRITE_ONCE(page->private, (unsigned long)owner);
+}
+
+static bool uc_round_untag(struct page *page, void *owner)
+{
+	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
+				   UC_PAGE_FREE);
+}
+
+static bool uc_round_owned_by(struct page *page, void *owner)
+{
+	return page && READ_ONCE(page->private) == (unsigned long)owner;
+}
+
+/*
  * Single pages go through the magazines: a round from this CPU's magazines,
  * or on a miss one page from the arena, which becomes a round (owned by the
  * magazine layer in the range tree, tagged with @cache in its page).
@@ -180,19 +204,20 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 					  struct uc_arena *arena, gfp_t gfp,
 					  unsigned long caller)
 {
+	struct page *page;
 	unsigned long addr;
 
-	while ((addr = uc_mag_alloc(arena, cache))) {
+	while ((addr = uc_mag_alloc(arena, &page))) {
 		/* A round poisoned while it sat in a magazine is set aside. */
 		if (!uc_poison_seen() || !uc_arena_set_aside(arena, addr, PAGE_SIZE)) {
+			uc_round_tag(page, cache);
 			uc_arena_reveal(arena, addr, PAGE_SIZE);
 			return addr;
 		}
-		uc_round_untag(uc_round_page(arena, addr), cache);
 	}
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
 	if (addr)
-		uc_round_tag(uc_round_page(arena, addr), cache);
+		uc_round_tag(uc_arena_page(arena, addr), cache);
 	trace_unmapped_cache_alloc(cache->name, cache->perm, PAGE_SIZE, addr,
 				   caller);
 	return addr;
@@ -678,7 +703,7 @@ static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
 	/* A round: a single page, owned by @cache per its tag. */
 	return len <= PAGE_SIZE - offset_in_page(addr) &&
 	       uc_arena_owns(arena, addr, len, UC_OWNER_MAG) &&
-	       uc_round_owned_by(uc_round_page(arena, addr), cache);
+	       uc_round_owned_by(uc_arena_page(arena, addr), cache);
 }
 
 /**
@@ -735,7 +760,7 @@ size_t unmapped_cache_size(struct unmapped_cache *cache, const void *addr)
 		return size;
 	/* A round: a single page, owned by @cache per its tag. */
 	if (uc_arena_owns(arena, a, PAGE_SIZE, UC_OWNER_MAG) &&
-	    uc_round_owned_by(uc_round_page(arena, a), cache))
+	    uc_round_owned_by(uc_arena_page(arena, a), cache))
 		return PAGE_SIZE;
 	return 0;
 }

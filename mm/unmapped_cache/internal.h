@@ -475,13 +475,8 @@ unsigned long uc_arena_settled_flush(struct uc_arena *arena);
 extern const char *const uc_mag_stat_names[UC_MAG_STAT_COUNT];
 extern const char *const uc_depot_stat_names[UC_DEPOT_STAT_COUNT];
 int uc_mag_init(void);
-int uc_mag_init_arena(struct uc_arena *arena);
-unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner);
+unsigned long uc_mag_alloc(struct uc_arena *arena, struct page **pagep);
 bool uc_mag_free(struct uc_arena *arena, unsigned long addr, struct page *page);
-struct page *uc_round_page(struct uc_arena *arena, unsigned long addr);
-void uc_round_tag(struct page *page, void *owner);
-bool uc_round_untag(struct page *page, void *owner);
-bool uc_round_owned_by(struct page *page, void *owner);
 unsigned long uc_mag_drain(void);
 unsigned long uc_mag_drain_arena(struct uc_arena *arena);
 unsigned long uc_mag_drain_node(int nid);
@@ -517,6 +512,7 @@ void uc_reap_init(void);
 unsigned long uc_reap(void);
 void uc_reap_arm(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
+struct page *uc_arena_page(struct uc_arena *arena, unsigned long addr);
 unsigned long uc_arena_hot_added_blocks(struct uc_arena *arena);
 #ifdef CONFIG_UNMAPPED_CACHE_TEST_HOOKS
 /* Self-checks and test switches: debugfs and KUnit only. */

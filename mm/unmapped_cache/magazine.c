@@ -88,36 +88,6 @@ static_assert(ARRAY_SIZE(uc_depot_stat_names) == UC_DEPOT_STAT_COUNT);
 
 static enum cpuhp_state uc_mag_cpuhp_state;
 
-/* The struct page whose ->private tags a round's owner (slow: a walk). */
-struct page *uc_round_page(struct uc_arena *arena, unsigned long addr)
-{
-	if (arena->perm == UNMAPPED_CACHE_NONE)
-		return pfn_to_page(PHYS_PFN(addr));
-	return vmalloc_to_page((void *)addr);
-}
-
-/*
- * Tag a round handed to @owner, or check and clear the tag of a round given
- * back by @owner.  The page belongs to the owner while it holds the round,
- * so only the freeing CPU writes ->private; the cmpxchg makes two
- * concurrent frees of the same page fail one of them.
- */
-void uc_round_tag(struct page *page, void *owner)
-{
-	WRITE_ONCE(page->private, (unsigned long)owner);
-}
-
-bool uc_round_untag(struct page *page, void *owner)
-{
-	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
-				   UC_PAGE_FREE);
-}
-
-bool uc_round_owned_by(struct page *page, void *owner)
-{
-	return page && READ_ONCE(page->private) == (unsigned long)owner;
-}
-
 static struct uc_magazine *uc_magazine_new(gfp_t gfp)
 {
 	struct uc_magazine *mag;
@@ -207,19 +177,18 @@ static void uc_depot_lock(struct uc_depot *depot, unsigned long *flags)
 /**
  * uc_mag_alloc() - Take a single-page chunk from this CPU's magazines.
  * @arena: the arena.
- * @owner: the cache the page goes to; recorded in its ->private.
+ * @pagep: set to the chunk's page on a hit.
  *
  * Context: Any context.
  * Return: the chunk's address, or 0 on a miss (the caller then allocates
  * one page from the arena with uc_arena_alloc()).
  */
-unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
+unsigned long uc_mag_alloc(struct uc_arena *arena, struct page **pagep)
 {
 	struct uc_depot *depot = &arena->depot;
 	struct uc_magazine *full = NULL;
 	unsigned long flags, dflags, addr;
 	struct uc_mag_cpu *mc;
-	struct page *page;
 
 	local_lock_irqsave(&arena->mags->lock, flags);
 	mc = this_cpu_ptr(arena->mags);
@@ -254,11 +223,10 @@ unsigned long uc_mag_alloc(struct uc_arena *arena, void *owner)
 take:
 	mc->loaded->rounds--;
 	addr = mc->loaded->addr[mc->loaded->rounds];
-	page = mc->loaded->page[mc->loaded->rounds];
+	*pagep = mc->loaded->page[mc->loaded->rounds];
 	uc_mag_rounds_add(mc, -1);
 	__this_cpu_inc(arena->mags->stats[UC_MAG_ALLOC_HIT]);
 	local_unlock_irqrestore(&arena->mags->lock, flags);
-	uc_round_tag(page, owner);
 	return addr;
 
 miss:
@@ -671,7 +639,7 @@ unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item)
 	return sum;
 }
 
-int uc_mag_init_arena(struct uc_arena *arena)
+static int __init uc_mag_init_arena(struct uc_arena *arena)
 {
 	int cpu;
 
@@ -689,7 +657,12 @@ int uc_mag_init_arena(struct uc_arena *arena)
 
 int __init uc_mag_init(void)
 {
+	struct uc_arena *arena;
 	int cpu, ret;
+
+	list_for_each_entry(arena, &uc_arena_list, node)
+		if (uc_mag_init_arena(arena))
+			return -ENOMEM;
 
 	uc_mag_wq = alloc_workqueue("unmapped_cache_drain", WQ_MEM_RECLAIM, 0);
 	if (!uc_mag_wq)
