@@ -254,14 +254,21 @@ static struct page *uc_test_take_in_leaf(struct kunit *test,
 					 struct unmapped_cache_entry *e)
 {
 	const unsigned long gib = PUD_SIZE >> PAGE_SHIFT;
-	unsigned long pfn, start;
+	unsigned long pfn, start, first, end;
 	pg_data_t *pgdat;
 	struct page *page;
 
 	for_each_online_pgdat(pgdat) {
-		for (pfn = ALIGN(pgdat->node_start_pfn, gib);
-		     pfn + gib <= pgdat_end_pfn(pgdat); pfn += gib) {
-			for (start = pfn; start < pfn + gib;
+		/*
+		 * The node's blocks, a GiB at a time; its first GiB too, which
+		 * need not start on a GiB (x86's first node starts at pfn 1).
+		 */
+		first = ALIGN(pgdat->node_start_pfn, UNMAPPED_CACHE_BLOCK_PAGES);
+		end = pgdat_end_pfn(pgdat);
+		for (pfn = ALIGN_DOWN(first, gib); pfn < end; pfn += gib) {
+			for (start = max(pfn, first);
+			     start < pfn + gib &&
+			     start + UNMAPPED_CACHE_BLOCK_PAGES <= end;
 			     start += UNMAPPED_CACHE_BLOCK_PAGES) {
 				page = pfn_to_online_page(start);
 				if (!page)
@@ -308,9 +315,16 @@ static struct page *uc_test_alloc_pmd_block(struct kunit *test,
 	struct page *page;
 	int tries, ret;
 
-	page = uc_test_take_in_leaf(test, UNMAPPED_CACHE_BLOCK_SIZE, e);
-	if (page)
-		return page;
+	/*
+	 * Early in boot (the initramfs still being unpacked) every range may
+	 * be busy for a moment: a few tries, a little apart.
+	 */
+	for (tries = 0; tries < 5; tries++) {
+		page = uc_test_take_in_leaf(test, UNMAPPED_CACHE_BLOCK_SIZE, e);
+		if (page)
+			return page;
+		msleep(100);
+	}
 	for (tries = 0; tries < 8; tries++) {
 		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
 				   UNMAPPED_CACHE_BLOCK_ORDER);
@@ -1106,6 +1120,17 @@ static void arena_mixed_population(struct kunit *test)
 		   info.largest_free >> PAGE_SHIFT);
 }
 
+/* Give back every free block of an arena (their mappings go with them). */
+static void uc_test_arena_giveback_action(void *data)
+{
+	struct uc_arena *arena = data;
+
+	if (!arena)
+		return;
+	uc_mag_drain_arena(arena);
+	uc_arena_shrink(arena, 0, ULONG_MAX, false);
+}
+
 /*
  * DESIGN I8 through the public interface: set_memory_ro() and
  * set_memory_x() on pages of an RW chunk change the module-area mapping
@@ -1123,6 +1148,15 @@ static void arena_rw_permission_change_does_not_split(struct kunit *test)
 	p = unmapped_cache_alloc(cache, 8 * PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	addr = (unsigned long)p;
+	/*
+	 * The changes below split the block's 2M mapping in the module area
+	 * for good: the block goes back to the page allocator when the test
+	 * ends, so that no later case finds it (#28 item 7).
+	 */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   uc_test_arena_giveback_action,
+							   uc_arena_lookup(UNMAPPED_CACHE_RW,
+									   addr, NULL)));
 
 	arch_unmapped_cache_direct_map_counts(&before);
 	KUNIT_EXPECT_EQ(test, set_memory_ro(addr + 2 * PAGE_SIZE, 1), 0);
@@ -1869,14 +1903,30 @@ static void mag_drain_asks_only_cpus_with_rounds(struct kunit *test)
 #define UC_STRESS_LIVE		256
 #define UC_STRESS_SECRETS	128
 
+/*
+ * A worker does UC_STRESS_OPS operations, and goes on (up to
+ * UC_STRESS_MAX_OPS) while *@more says so: a case that interleaves work of
+ * its own with the workers holds them until it did enough of it.
+ */
+#define UC_STRESS_MAX_OPS	(10 * UC_STRESS_OPS)
+
 struct uc_stress {
 	struct unmapped_cache *cache;
 	struct unmapped_cache *none;
+	const bool *more;
 	struct completion done;
 	struct rnd_state rnd;
 	unsigned long ops, failed_allocs, corrupt, bad_writes;
 	int cpu;
 };
+
+/* Whether a worker that did @i operations does another. */
+static bool uc_stress_go_on(struct uc_stress *st, unsigned long i)
+{
+	if (i < UC_STRESS_OPS)
+		return true;
+	return i < UC_STRESS_MAX_OPS && st->more && READ_ONCE(*st->more);
+}
 
 /* One CPU's share: random single- and multi-page allocations and frees. */
 static int uc_stress_fn(void *data)
@@ -1895,7 +1945,7 @@ static int uc_stress_fn(void *data)
 		goto out;
 	}
 
-	for (i = 0; i < UC_STRESS_OPS; i++) {
+	for (i = 0; uc_stress_go_on(st, i); i++) {
 		/* A quarter of the operations: a page of the NONE cache. */
 		if (!uc_rand_below(&st->rnd, 4)) {
 			slot = uc_rand_below(&st->rnd, UC_STRESS_SECRETS);
@@ -2104,12 +2154,20 @@ static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
 	bool hotplug = IS_ENABLED(CONFIG_HOTPLUG_CPU) && last > 0;
 	struct unmapped_cache *cache, *none;
 	struct uc_stress *st;
-	int n;
+	bool more = true;
+	int i, n;
 
 	st = uc_stress_setup(test, &cache, &none);
 	uc_reap_unhold();
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_reap_hold_action,
 							NULL), 0);
+	/*
+	 * The workers go on until this thread has done a few rounds and a
+	 * CPU cycle while they run: on two vCPUs of their own they may
+	 * otherwise be done before the first round is (a slow CPU cycle).
+	 */
+	for (i = 0; i < nr_cpu_ids; i++)
+		st[i].more = &more;
 
 	arch_unmapped_cache_direct_map_counts(&before);
 	n = uc_stress_start(test, st, cache, none, false);
@@ -2122,8 +2180,11 @@ static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
 			cycles++;
 		}
 		rounds++;
+		if (rounds >= 8 && (!hotplug || cycles >= 2))
+			WRITE_ONCE(more, false);
 		cond_resched();
 	} while (uc_stress_running(st, n));
+	WRITE_ONCE(more, false);
 	kunit_info(test, "%lu rounds of drain, scan and reap; %lu CPU offline/online cycles\n",
 		   rounds, cycles);
 	KUNIT_EXPECT_GT(test, rounds, 1);
