@@ -53,17 +53,6 @@ hibernate_to() {
 	hib_err=$( (echo disk > /sys/power/state) 2>&1)
 }
 
-# wait_ready FILE PID SECONDS: wait until the process PID created FILE
-# (it is holding what it set up); fails if it died or took too long.
-wait_ready() {
-	i=0
-	while [ ! -e "$1" ] && [ $i -lt "$3" ] && kill -0 "$2" 2>/dev/null; do
-		sleep 1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
-
 # works NAME: the module, the kprobes and ftrace_ops answer, verify is
 # clean; prints one line of evidence and fails on any problem.
 works() {

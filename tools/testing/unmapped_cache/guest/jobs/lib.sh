@@ -19,6 +19,17 @@ vmstat() {
 	awk -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/vmstat
 }
 
+# wait_ready FILE PID SECONDS: wait until the process PID created FILE
+# (it is holding what it set up); fails if it died or took too long.
+wait_ready() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt "$3" ] && kill -0 "$2" 2>/dev/null; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
 # meminfo KEY: value of a /proc/meminfo line, in kB (0 if absent).
 meminfo() {
 	awk -v k="$1:" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/meminfo
