@@ -390,7 +390,8 @@ def frag_control(runs):
     a, b = a or {}, b or {}
     m_off = a.get("ctl_mixed_held")
     line = ("- positive control of the mixed count (scattered memory, secret "
-            "pages held after the probe: %s | %s pages): mixed pageblocks "
+            "pages held after the probe, as many as the free pages in whole "
+            "pageblocks plus half of the rest: %s | %s pages): mixed pageblocks "
             "%s | %s while they are held." % (
                 a.get("ctl_secret_pages", "-"), b.get("ctl_secret_pages", "-"),
                 m_off if m_off is not None else "-",
@@ -717,7 +718,8 @@ def main():
            "lib/test_static_keys, lib/test_module.",
            "",
            "Scattered: before the workloads a process touches 90% of free "
-           "memory in 4 KiB pages and frees every other page.",
+           "memory in 4 KiB pages and frees every other page (proactive "
+           "compaction off, cache off and on, so that the scattering lasts).",
            "Kernel TLB flushes: broadcast flushes of kernel mappings, "
            "counted by the uc_tlbcount test module.",
            "",

@@ -133,7 +133,8 @@ cat <<'TXT'
              module live (the secret must not show).
   selftests: memfd_secret selftest, lib/test_bpf, lib/test_static_keys.
   "off" is the same kernel booted with unmapped_cache=off (stock paths);
-  "scattered": free memory was fragmented into single pages first.
+  "scattered": free memory was fragmented into single pages first
+  (proactive compaction off, so that it stays so).
 TXT
 echo
 echo "results in $out (also $UC_CACHE/results/latest)"

@@ -54,6 +54,12 @@ echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off 
 insmod "$mods/uc_tlbcount.ko" || { echo "cannot load uc_tlbcount"; exit 1; }
 
 if grep -q 'uc.scatter=1' /proc/cmdline; then
+	# Proactive compaction (kcompactd, every half second while the
+	# fragmentation score is high) would gather the scattering process's
+	# pages during the workloads and undo the scattering at a time that
+	# varies from boot to boot: off in these boots, cache off and on alike.
+	echo 0 > /proc/sys/vm/compaction_proactiveness ||
+		{ echo "cannot turn proactive compaction off"; exit 1; }
 	"$UC_BIN/hog" --scatter 90 /run/tmp/scatter.ready &
 	scatter=$!
 	# Wait until it has touched and punched its area.
@@ -308,10 +314,14 @@ run selftests selftests || rc=1
 # The positive control of the mixed count, in the scattered boots: with
 # the scattering process still holding its pages, a process holds secret
 # pages (unmovable: with the cache off, single pages of the page
-# allocator) for a quarter of MemFree, more than the unmovable pageblocks
-# have free, so that some come from pageblocks of movable pages; the same
-# count, read while they are held, must see mixed pageblocks.  Prints
-#   UC-FRAG-CONTROL secret_pages=N mixed_held=N
+# allocator).  An unmovable allocation that falls back takes whole free
+# pageblocks first (the largest free order), which mixes nothing, so the
+# control asks for all the free pages in order-9 and order-10 blocks
+# (/proc/buddyinfo, after the probe has given its huge pages back) plus
+# half of the other free pages: the rest must come from pageblocks of
+# movable pages that the scattering left half free, and the same count,
+# read while they are held, must see mixed pageblocks.  Prints
+#   UC-FRAG-CONTROL secret_pages=N whole_block_pages=N mixed_held=N
 pagetype_counts() {
 	awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
 		/^Number of mixed blocks/ { sec = "mixed"; seen[sec] = 1; next }
@@ -328,7 +338,10 @@ if grep -q 'uc.frag=1' /proc/cmdline; then
 	     "thp_fallback=+$(( $(vmstat thp_fault_fallback) - fb0 ))" \
 	     "compact_stall=+$(( $(vmstat compact_stall) - cs0 ))"
 	if [ -n "$scatter" ]; then
-		n=$(( $(meminfo MemFree) / 16 ))
+		# Free pages in order-9 and order-10 blocks, all zones.
+		whole=$(awk '{ n += $(5 + 9) * 512 + $(5 + 10) * 1024 } END { print n + 0 }' /proc/buddyinfo)
+		free=$(( $(meminfo MemFree) / 4 ))
+		n=$(( whole + (free - whole) / 2 ))
 		rm -f /run/tmp/fragctl.held
 		"$UC_BIN/secretmem_fault" --hold /run/tmp/fragctl.held $n > /run/tmp/fragctl.out 2>&1 &
 		h=$!
@@ -344,7 +357,7 @@ if grep -q 'uc.frag=1' /proc/cmdline; then
 		fi
 		kill -TERM $h 2>/dev/null
 		wait $h || { echo "fragmentation control: $(cat /run/tmp/fragctl.out)"; rc=1; }
-		echo "UC-FRAG-CONTROL secret_pages=$n mixed_held=$m"
+		echo "UC-FRAG-CONTROL secret_pages=$n whole_block_pages=$whole mixed_held=$m"
 	fi
 fi
 # A drain gives back every block that holds no live chunk: count the
