@@ -1055,7 +1055,7 @@ sec_callers() {
 		check "guest: $w with the cache on: 0 level-2 splits, DirectMap4k +0 kB" \
 			python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2=0" --expect "$w:dm4k=0" "$log"
 	done
-	# Module memory in the module caches: the load+unload cycles of the 3
+	# Module memory in execmem's caches: the load+unload cycles of the 3
 	# test modules cost the seal of their ro_after_init data (one flush
 	# each) and little else; stock costs about 12 per cycle (make run).
 	local cycles=$((3 * mod_loops))
@@ -1105,7 +1105,7 @@ sec_callers() {
 		fail "guest: calls refused as bad input during the workloads: $(echo "$verify" | grep -v 'bad_calls=+0$' | head -3) (log: $log)"
 	fi
 	# The same check while each test module is loaded, so that it sees live
-	# module text, rodata and data in the module caches' blocks (and the
+	# module text, rodata and data in execmem's caches' blocks (and the
 	# ro_after_init section in an execmem mapping).
 	loaded=$(grep -a 'UC-VERIFY name=modules-loaded-[abc] blocks=[1-9].* vmap_dm_present=0 vmap_wx=0' "$log" |
 		grep -vc 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]')

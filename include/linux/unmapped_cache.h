@@ -73,12 +73,15 @@ bool unmapped_cache_enabled(void);
  * unmapped_cache_requested() - Whether the cache is to be set up at all.
  *
  * For users that decide at boot, before the cache is initialised (execmem
- * decides which ranges hand out read-only executable memory): false if
- * the kernel command line says "unmapped_cache=off".  The cache may still
- * find later that the machine cannot use it (unmapped_cache_enabled()).
+ * decides which ranges hand out read-only memory): false if the kernel
+ * command line says "unmapped_cache=off", with debug_pagealloc, or on a
+ * machine the architecture cannot back the cache on.  The cache may still
+ * fail to come up later, for want of memory (unmapped_cache_enabled()).
  *
- * Context: Boot (__init), after the early parameters were parsed.
- * Return: true unless the cache was switched off on the command line.
+ * Context: Boot (__init), once debug_pagealloc's static key is set
+ * (mm_core_init()).
+ * Return: true unless the cache is off by the command line or cannot work
+ * on this machine.
  */
 bool __init unmapped_cache_requested(void);
 
@@ -304,6 +307,15 @@ void arch_unmapped_cache_with_poke(struct page *page,
  * their chunks at random, as the module loader would.
  */
 bool arch_unmapped_cache_randomize(void);
+
+/**
+ * arch_unmapped_cache_supported() - Whether this machine can back the cache.
+ *
+ * Context: boot (__init), after setup_arch().
+ * Return: false if it has no large direct-map entries, or page tables the
+ * kernel does not own.
+ */
+bool __init arch_unmapped_cache_supported(void);
 
 /**
  * arch_unmapped_cache_init() - Set up what the hooks above need.

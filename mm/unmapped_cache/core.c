@@ -92,7 +92,9 @@ bool unmapped_cache_enabled(void)
 
 bool __init unmapped_cache_requested(void)
 {
-	return !uc_off;
+	/* The same tests as the initcall's, but for memory. */
+	return !uc_off && can_set_direct_map() && !debug_pagealloc_enabled() &&
+	       arch_unmapped_cache_supported();
 }
 
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION

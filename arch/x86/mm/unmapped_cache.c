@@ -262,19 +262,24 @@ static int __init uc_poke_init_cpu(struct uc_poke *poke)
 	return 0;
 }
 
-int __init arch_unmapped_cache_init(void)
+bool __init arch_unmapped_cache_supported(void)
 {
-	struct uc_poke *poke;
-	int cpu, err;
-
 	/*
 	 * Blocks leave the direct map as whole 2M entries, which need PSE
 	 * (always there on x86-64, as upstream's execmem ROX cache also
 	 * requires).  A Xen PV guest's page tables are the hypervisor's: no
 	 * large entries, and every change a hypercall.
 	 */
-	if (!cpu_feature_enabled(X86_FEATURE_PSE) ||
-	    cpu_feature_enabled(X86_FEATURE_XENPV))
+	return cpu_feature_enabled(X86_FEATURE_PSE) &&
+	       !cpu_feature_enabled(X86_FEATURE_XENPV);
+}
+
+int __init arch_unmapped_cache_init(void)
+{
+	struct uc_poke *poke;
+	int cpu, err;
+
+	if (!arch_unmapped_cache_supported())
 		return -EOPNOTSUPP;
 
 	for_each_possible_cpu(cpu) {

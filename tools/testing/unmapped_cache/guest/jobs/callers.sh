@@ -28,7 +28,7 @@
 #              in uc_testmod_a's text
 # uc_verify (UC-VERIFY lines) runs after every workload, and also while
 # each test module is loaded and during the kcore scan, so that it checks
-# live module text in the module caches' mappings.
+# live module text in the execmem caches' mappings.
 # Every figure line includes tlb=, the kernel TLB flushes that the
 # uc_tlbcount module counts (loaded first).
 # Kernel parameter uc.workloads=a,b,... runs only those (default: all).

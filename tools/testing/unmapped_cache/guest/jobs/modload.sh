@@ -6,7 +6,7 @@
 #             process").  ftrace's boot-time patching of the kernel's own
 #             call sites is not timed: it runs before sched_clock() does
 #             under TCG (its printk times read 0), and before the cache
-#             has any memory (text_poke_early() then finds no module cache)
+#             has any memory (execmem hands out no module memory before)
 #   relocs    uc_relocs.ko (1 MiB of text, 140 000 relocations, checked by
 #             the module itself when it loads) loaded and unloaded
 #             $cycles times from tmpfs, each cycle timed; the writes into
