@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "arch_hooks.h"
 #include "range.h"
 
 /* Calls refused for bad input (uc_refuse()); shown in debugfs "blocks". */

@@ -297,6 +297,34 @@ static int uc_vmap_wrprotect_pte(pte_t *pte, unsigned long addr, void *data)
 }
 
 /**
+ * unmapped_cache_vmap_write() - Copy into sealed memory of the vmalloc space.
+ * @dst: destination, in memory that execmem sealed read-only (a mapping of
+ *       unmapped_cache_vmap() or of vmalloc).
+ * @src: source.
+ * @len: bytes.
+ *
+ * For execmem's read-only types when the memory did not come from a cache
+ * (the cache was not up or had no block): the copy goes through the same
+ * mapping that only this CPU sees as unmapped_cache_write()'s, a page at
+ * a time.
+ *
+ * Context: Any context but NMI.
+ * Return: 0, or -EINVAL (with a warning) if [@dst, @dst + @len) is not in
+ * the vmalloc space or the cache is not up.
+ */
+int unmapped_cache_vmap_write(void *dst, const void *src, size_t len)
+{
+	if (!len)
+		return 0;
+	if (uc_refuse(!unmapped_cache_enabled() ||
+		      !is_vmalloc_or_module_addr(dst) ||
+		      !is_vmalloc_or_module_addr(dst + len - 1)))
+		return -EINVAL;
+	arch_unmapped_cache_write(dst, src, len);
+	return 0;
+}
+
+/**
  * unmapped_cache_vmap_seal_ro() - Make a mapping read-only, for good.
  * @addr: the start of a mapping made by unmapped_cache_vmap().
  * @size: bytes from @addr to make read-only.

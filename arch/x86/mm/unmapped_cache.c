@@ -50,6 +50,8 @@
 #include <asm/tlbflush.h>
 
 #include "mm_internal.h"
+/* The hooks this file provides: mm/unmapped_cache/arch_hooks.h. */
+#include "arch_hooks.h"
 
 /* The block's alias in the kernel-image high mapping was present. */
 #define UC_X86_HIGHMAP	BIT(0)

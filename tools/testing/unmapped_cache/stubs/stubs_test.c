@@ -22,6 +22,9 @@ int uc_stubs_test(void)
 	ret += unmapped_cache_vunmap(v) + unmapped_cache_secret_active();
 	ret += unmapped_cache_alias_readable(p);
 	ret += unmapped_cache_hibernate_copy_page(p, pg);
+	ret += unmapped_cache_vmap_write(v, "x", 1) + unmapped_cache_size(c, p);
+	ret += unmapped_cache_vmap_nx(v, 4096) + unmapped_cache_vmap_seal_ro(v, 4096);
+	ret += unmapped_cache_holds_pfn(0);
 
 	unmapped_cache_free(c, p, 4096);
 	unmapped_cache_free(c, q, 4096);
