@@ -35,20 +35,29 @@
  *    flush of every CPU's TLB, issued by the architecture code inside the
  *    change.  Details in block.c.
  *
- * 3. Lock ordering, outermost first:
+ * 3. Lock ordering.  Eleven locks; an indented lock may be taken while the
+ *    one above it is held, never the other way round:
  *
+ *      uc_bench_lock (mutex, debug.c: one benchmark at a time)
+ *        uc_exercise_lock (mutex, debug.c: the exercises and their results;
+ *                          they allocate and free, so everything below)
+ *      uc_mag_flush_lock (mutex: drains; waits for per-CPU work that takes
+ *                         the next two, then arena->lock without them)
+ *        this CPU's uc_mag_cpu.lock (local lock: magazine fast path)
+ *          depot->lock (spinlock, irq-safe: depot lists)
  *      arena->grow_lock (mutex: refill, shrink)
  *        arena->lock (spinlock, irq-safe: range tree)
- *      this CPU's uc_mag_cpu.lock (local lock: magazine fast path)
- *        depot->lock (spinlock, irq-safe: depot lists)
+ *        the uc_blocks xarray's lock (block.c: which pfns are the cache's)
+ *        uc_deferred_lock (spinlock, block.c: retired and poison-kept blocks)
+ *      uc_caches_lock (mutex, cache.c: the list of caches; a leaf)
+ *      uc_vmap_defer_lock (spinlock, vmap.c: execmem mappings awaiting a
+ *                          flush; a leaf)
  *
  *    The magazine locks and the arena locks are never held together: a
  *    magazine that goes back to the arena is taken out of the depot first.
- *    The block layer takes only its xarray's lock and the architecture's
- *    page-table locks, under grow_lock.  text_mutex (writes to RO/ROX
- *    memory) is taken with none of ours held.  NONE pages are cleared
- *    with interrupts off through this CPU's own mapping slots, with no
- *    lock at all.
+ *    The block layer takes the architecture's page-table locks under
+ *    grow_lock.  RO/ROX memory and NONE pages are written and cleared with
+ *    interrupts off through this CPU's own mapping, with no lock at all.
  */
 
 #define pr_fmt(fmt) "unmapped_cache: " fmt
