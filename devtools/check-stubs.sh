@@ -9,6 +9,9 @@
 cmdfile=$UC_OUT/mm/.secretmem.o.cmd
 [ -f "$cmdfile" ] || uc_die "no $cmdfile: build the kernel first"
 cmd=$(sed -n 's/^savedcmd_mm\/secretmem.o := //p' "$cmdfile")
+# Only the compile: kbuild chains objtool after it, on mm/secretmem.o itself,
+# which a second run would corrupt for the next link.
+cmd=${cmd%%;*}
 src=$UC_ROOT/tools/testing/unmapped_cache/stubs/stubs_test.c
 obj=$(mktemp --suffix=.o)
 trap 'rm -f "$obj"' EXIT
