@@ -21,8 +21,8 @@ tools/testing/unmapped_cache/atomics.expected), which says why each one is
 there.  Any instruction added or gone fails the check and is printed: an
 atomic that is meant to be there is added to EXPECTED with its reason, in
 the same commit.  The expected list holds at least the one atomic the fast
-path is known to have (the cmpxchg on a page's ->private in cache.c's
-uc_round_untag(), inlined into uc_cache_free_round()), so that a
+path is known to have (the cmpxchg on a page's ->private in internal.h's
+uc_page_untag(), inlined into uc_cache_free_round()), so that a
 disassembly that shows nothing fails too.
 """
 import collections

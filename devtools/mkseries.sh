@@ -75,6 +75,17 @@ while read -r msg parts; do
 			"${git_c[@]}" apply --index "$UC_ROOT/patches/$p" ||
 				uc_die "commit $n: patches/$p does not apply"
 			;;
+		*:*)
+			# FILE:WORD: FILE up to its first line containing WORD.
+			f=${p%%:*}
+			[ -f "$UC_ROOT/$f" ] || uc_die "commit $n: no $f in the repository"
+			grep -qF -- "${p#*:}" "$UC_ROOT/$f" ||
+				uc_die "commit $n: no ${p#*:} in $f"
+			mkdir -p "$git_dir/$(dirname "$f")"
+			awk -v w="${p#*:}" '{ print } index($0, w) { exit }' \
+				"$UC_ROOT/$f" > "$git_dir/$f"
+			"${git_c[@]}" add -f "$f"
+			;;
 		*)
 			[ -e "$UC_ROOT/$p" ] || uc_die "commit $n: no $p in the repository"
 			(cd "$UC_ROOT" && git ls-files -co --exclude-standard -- "$p") |
@@ -159,7 +170,7 @@ s = s.replace("*** BLURB HERE ***", blurb.rstrip())
 open(cover, "w").write(s)
 PY
 rm -f "$blurb"
-uc_log "series: $(ls "$out" | wc -l) files in $out"
+uc_log "series: $(ls "$out" | wc -l) files in $out; largest: $(ls -S "$out" | head -1) ($(stat -c %s "$out/$(ls -S "$out" | head -1)") bytes)"
 
 [ $check -eq 1 ] || exit 0
 
@@ -184,6 +195,16 @@ for c in $("${git_c[@]}" rev-list --reverse uc-base..uc-series); do
 	make -C "$git_dir" O="$bld" CC="ccache gcc" olddefconfig >> "$log" 2>&1 || ok=0
 	[ $ok -eq 1 ] && { make -C "$git_dir" O="$bld" CC="ccache gcc" -j"$UC_JOBS" vmlinux >> "$log" 2>&1 || ok=0; }
 	built=$ok
+	# Once x86 selects the option, every step must compile the cache.
+	if grep -q '^CONFIG_UNMAPPED_CACHE=y' "$bld/.config"; then
+		cache="cache built"
+		on=1
+	elif [ "${on:-0}" -eq 1 ]; then
+		cache="cache NOT built"
+		ok=0
+	else
+		cache="cache not selectable yet"
+	fi
 	patch=$(ls "$out" | sed -n "$((i + 1))p")
 	# TRACE_EVENT() headers follow the tracing layout, which --strict
 	# flags in every in-tree trace header: for patches that add one, the
@@ -194,9 +215,9 @@ for c in $("${git_c[@]}" rev-list --reverse uc-base..uc-series); do
 	cp_out=$(cd "$git_dir" && perl scripts/checkpatch.pl --strict --terse --no-summary \
 		--ignore "$ignore" "$out/$patch" 2>&1) || ok=0
 	if [ $ok -eq 1 ]; then
-		echo "PASS $i/$("${git_c[@]}" rev-list --count uc-base..uc-series) builds, checkpatch clean: $subject"
+		echo "PASS $i/$("${git_c[@]}" rev-list --count uc-base..uc-series) builds ($cache), checkpatch clean: $subject"
 	else
-		echo "FAIL $i: $subject: $([ $built -eq 1 ] && echo "builds" || echo "build FAILED (log: $log)")${cp_out:+; checkpatch: $cp_out}"
+		echo "FAIL $i: $subject: $([ $built -eq 1 ] && echo "builds ($cache)" || echo "build FAILED (log: $log)")${cp_out:+; checkpatch: $cp_out}"
 		fails=$((fails + 1))
 	fi
 done

@@ -1703,7 +1703,7 @@ static void mag_fast_path_takes_no_depot_lock(struct kunit *test)
  * and the depot's locks are the only locks CPUs share), every allocation
  * is a magazine hit, and each CPU works on one page of its own, so the
  * only atomic read-modify-write of the path, the cmpxchg on the page's
- * ->private in uc_round_untag(), is on a struct page no other CPU
+ * ->private in uc_page_untag(), is on a struct page no other CPU
  * touches (and in no cache line of another CPU's struct page).  The
  * per-CPU state (loaded magazine, counters, vmstat deltas) is this_cpu
  * data, and the magazines, kmalloc()ed at 1 KiB, share no line either.

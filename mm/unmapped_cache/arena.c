@@ -739,47 +739,41 @@ out:
  * reference: it never comes back to the cache.
  */
 
-/*
- * References
- * ----------
- * Every page of a block holds UC_PAGE_REFS references while the cache has
- * it (internal.h), and a NONE page handed out one more, its owner's.  The
- * count therefore never drops to zero but in uc_block_release(), and no
- * page of the cache ever reaches the page allocator's free path.  Others
- * may take a reference for a moment (a page-cache lookup, a pfn walker's
- * get_page_unless_zero()), so the cache hands a NONE page out only once
- * page_ref_freeze() shows that nobody else holds it: a page its owner gave
- * back while still referenced waits on the arena's settling list, and is
- * taken from there by a later allocation, or returned to the tree by a
- * drain, a reap or the shrinker, once its count is back to UC_PAGE_REFS.
- * A count below that is a stray put_page(): the cache warns (uc_refuse())
- * and puts the reference back, so the page is neither lost nor freed.
- */
+struct uc_reaper uc_reaper = { .interval_ms = 15000 };
 
 /**
- * uc_page_refs_repair() - Repair a count that a stray put_page() lowered.
- * @arena: the page's arena, for its count of repairs; or NULL.
- * @page:  a page of a block the cache holds.
- * @extra: references the cache expects on top of UC_PAGE_REFS (1 for a
- *         NONE page handed out, else 0).
+ * uc_reap_arm() - Make sure a reap will come.
+ *
+ * Called when a block comes in: arms the reaper unless it is armed
+ * already (an armed one is not pushed back).  The reaper re-arms itself
+ * only while the cache holds blocks, so an idle cache has no timer.
+ *
+ * Context: Any context but NMI.
+ */
+void uc_reap_arm(void)
+{
+	unsigned int ms = READ_ONCE(uc_reaper.interval_ms);
+
+	if (smp_load_acquire(&uc_reaper.ready) && ms &&
+	    !atomic_read(&uc_reaper.held))
+		queue_delayed_work(system_unbound_wq, &uc_reaper.work,
+				   msecs_to_jiffies(ms));
+}
+
+/**
+ * uc_arena_refs_repair() - uc_page_refs_repair(), counted in @arena.
+ * @arena: the page's arena.
+ * @page:  a page of one of its blocks.
+ * @extra: as for uc_page_refs_repair().
  *
  * Context: Any context.
- * Return: true if the count was too low: it was warned about and raised to
- * what it should be.  A count of zero cannot be repaired (the page went to
- * the page allocator); that is warned about too and left alone.
+ * Return: as uc_page_refs_repair().
  */
-bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra)
+bool uc_arena_refs_repair(struct uc_arena *arena, struct page *page, int extra)
 {
-	int want = UC_PAGE_REFS + extra, refs = page_ref_count(page);
-
-	if (likely(refs >= want))
+	if (!uc_page_refs_repair(page, extra))
 		return false;
-	if (uc_refuse(true) && refs > 0)
-		page_ref_add(page, want - refs);
-	if (arena)
-		uc_arena_count(arena, UC_ARENA_STRAY_PUTS, 1);
-	pr_warn("page at pfn %#lx had %d references, %d expected%s\n",
-		page_to_pfn(page), refs, want, refs > 0 ? ": repaired" : "");
+	uc_arena_count(arena, UC_ARENA_STRAY_PUTS, 1);
 	return true;
 }
 
@@ -797,7 +791,7 @@ bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra)
  */
 bool uc_page_claim(struct uc_arena *arena, struct page *page)
 {
-	uc_page_refs_repair(arena, page, 0);
+	uc_arena_refs_repair(arena, page, 0);
 	if (!page_ref_freeze(page, UC_PAGE_REFS))
 		return false;
 	/* Frozen: no one can take a reference and look at the flags. */
@@ -831,7 +825,7 @@ static bool uc_page_settled(struct uc_arena *arena, struct page *page,
 	/* A poisoned one goes back to the tree, whose carve sets it aside. */
 	if (claim)
 		return !uc_pages_poisoned(page, 1) && uc_page_claim(arena, page);
-	uc_page_refs_repair(arena, page, 0);
+	uc_arena_refs_repair(arena, page, 0);
 	return page_ref_count(page) == UC_PAGE_REFS;
 }
 
@@ -1147,7 +1141,7 @@ static void uc_arena_check_refs(struct uc_arena *arena, unsigned long addr,
 	for (; addr < end; addr = next) {
 		page = uc_arena_run(arena, addr, end, &next);
 		for (i = 0; page && i < (next - addr) >> PAGE_SHIFT; i++)
-			uc_page_refs_repair(arena, page + i, 0);
+			uc_arena_refs_repair(arena, page + i, 0);
 	}
 }
 

@@ -18,7 +18,7 @@
  * 2. split_page() turns it into order-0 pages with a reference count each,
  *    so that later owners can hold and drop single pages, and the cache
  *    takes one more reference on each (UC_PAGE_REFS in all), so that no
- *    put_page() but the release's can ever free one (arena.c,
+ *    put_page() but the release's can ever free one (below,
  *    "References").
  * 3. The block is recorded in uc_blocks, so that any pfn can be checked for
  *    belonging to the cache.
@@ -247,7 +247,7 @@ static void uc_block_free_pages(struct page *page)
 	unsigned long i;
 
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
-		set_page_private(page + i, 0);
+		uc_page_tag(page + i, NULL);
 		page_ref_sub(page + i, UC_PAGE_REFS - 1);
 		__free_page(page + i);
 	}
@@ -300,7 +300,7 @@ struct uc_block *__uc_block_grab(int nid, int fill, gfp_t gfp)
 	block->nid = nid;
 	INIT_LIST_HEAD(&block->list);
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
-		set_page_private(page + i, UC_PAGE_FREE);
+		uc_page_tag(page + i, (void *)UC_PAGE_FREE);
 		page_ref_add(page + i, UC_PAGE_REFS - 1);
 	}
 
@@ -353,6 +353,47 @@ struct uc_block *uc_block_grab(int nid, int fill)
 }
 
 /*
+ * References
+ * ----------
+ * Every page of a block holds UC_PAGE_REFS references while the cache has
+ * it (internal.h), and a NONE page handed out one more, its owner's.  The
+ * count therefore never drops to zero but in uc_block_release(), and no
+ * page of the cache ever reaches the page allocator's free path.  Others
+ * may take a reference for a moment (a page-cache lookup, a pfn walker's
+ * get_page_unless_zero()), so the cache hands a NONE page out only once
+ * page_ref_freeze() shows that nobody else holds it: a page its owner gave
+ * back while still referenced waits on the arena's settling list, and is
+ * taken from there by a later allocation, or returned to the tree by a
+ * drain, a reap or the shrinker, once its count is back to UC_PAGE_REFS.
+ * A count below that is a stray put_page(): the cache warns (uc_refuse())
+ * and puts the reference back, so the page is neither lost nor freed.
+ */
+
+/**
+ * uc_page_refs_repair() - Repair a count that a stray put_page() lowered.
+ * @page:  a page of a block the cache holds.
+ * @extra: references the cache expects on top of UC_PAGE_REFS (1 for a
+ *         NONE page handed out, else 0).
+ *
+ * Context: Any context.
+ * Return: true if the count was too low: it was warned about and raised to
+ * what it should be.  A count of zero cannot be repaired (the page went to
+ * the page allocator); that is warned about too and left alone.
+ */
+bool uc_page_refs_repair(struct page *page, int extra)
+{
+	int want = UC_PAGE_REFS + extra, refs = page_ref_count(page);
+
+	if (likely(refs >= want))
+		return false;
+	if (uc_refuse(true) && refs > 0)
+		page_ref_add(page, want - refs);
+	pr_warn("page at pfn %#lx had %d references, %d expected%s\n",
+		page_to_pfn(page), refs, want, refs > 0 ? ": repaired" : "");
+	return true;
+}
+
+/*
  * The release proper; -EBUSY (a page has another reference) without a
  * warning, for uc_block_retire() to try again later.
  */
@@ -378,7 +419,7 @@ static int uc_block_try_release(struct uc_block *block)
 		return -EHWPOISON;
 	for (i = 0; i < UNMAPPED_CACHE_BLOCK_PAGES; i++) {
 		/* A stray put_page() is repaired; a count of 0 is a lost page. */
-		uc_page_refs_repair(NULL, page + i, 0);
+		uc_page_refs_repair(page + i, 0);
 		if (page_ref_count(page + i) != UC_PAGE_REFS)
 			return page_ref_count(page + i) ? -EBUSY : -EINVAL;
 	}

@@ -172,30 +172,6 @@ void unmapped_cache_destroy(struct unmapped_cache *cache)
 }
 
 /*
- * A single-page chunk (a round) is owned by the magazine layer in the range
- * tree; the cache that holds it is written in its page's ->private, here
- * and nowhere else.  Tag a round handed to @owner, or check and clear the
- * tag of a round given back by @owner.  The page belongs to the owner
- * while it holds the round, so only the freeing CPU writes ->private; the
- * cmpxchg makes two concurrent frees of the same page fail one of them.
- */
-static void uc_round_tag(struct page *page, void *owner)
-{
-	WRITE_ONCE(page->private, (unsigned long)owner);
-}
-
-static bool uc_round_untag(struct page *page, void *owner)
-{
-	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
-				   UC_PAGE_FREE);
-}
-
-static bool uc_round_owned_by(struct page *page, void *owner)
-{
-	return page && READ_ONCE(page->private) == (unsigned long)owner;
-}
-
-/*
  * Single pages go through the magazines: a round from this CPU's magazines,
  * or on a miss one page from the arena, which becomes a round (owned by the
  * magazine layer in the range tree, tagged with @cache in its page).
@@ -210,14 +186,14 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
 	while ((addr = uc_mag_alloc(arena, &page))) {
 		/* A round poisoned while it sat in a magazine is set aside. */
 		if (!uc_poison_seen() || !uc_arena_set_aside(arena, addr, PAGE_SIZE)) {
-			uc_round_tag(page, cache);
+			uc_page_tag(page, cache);
 			uc_arena_reveal(arena, addr, PAGE_SIZE);
 			return addr;
 		}
 	}
 	addr = uc_arena_alloc(arena, PAGE_SIZE, PAGE_SIZE, UC_OWNER_MAG, gfp);
 	if (addr)
-		uc_round_tag(uc_arena_page(arena, addr), cache);
+		uc_page_tag(uc_arena_page(arena, addr), cache);
 	trace_unmapped_cache_alloc(cache->name, cache->perm, PAGE_SIZE, addr,
 				   caller);
 	return addr;
@@ -232,7 +208,7 @@ static unsigned long uc_cache_alloc_round(struct unmapped_cache *cache,
  * checked slow path, which warns.
  *
  * Only a round handed to @cache carries @cache in its page's ->private
- * (uc_round_tag()), so taking the tag off is the check that @addr is one,
+ * (uc_page_tag()), so taking the tag off is the check that @addr is one,
  * and the fast path needs no lookup of the block: the arena follows from
  * the cache's permission and the page's node.
  */
@@ -243,11 +219,11 @@ static bool uc_cache_free_round(struct unmapped_cache *cache,
 	struct uc_arena *arena;
 
 	/* From here on a second free of @addr finds no tag and is refused. */
-	if (!page || !PAGE_ALIGNED(addr) || !uc_round_untag(page, cache))
+	if (!page || !PAGE_ALIGNED(addr) || !uc_page_untag(page, cache))
 		return false;
 	arena = uc_arena_get(cache->perm, page_to_nid(page));
 	if (WARN_ON_ONCE(!arena)) {
-		uc_round_tag(page, cache);
+		uc_page_tag(page, cache);
 		return false;
 	}
 	/* A NONE page: its owner's reference (see uc_page_claim()). */
@@ -485,7 +461,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 	/* A page put aside until its last other reference went, first. */
 	page = uc_arena_settled_take(arena);
 	if (page) {
-		uc_round_tag(page, cache);
+		uc_page_tag(page, cache);
 		goto out;
 	}
 	for (tries = 0; tries < UC_CLAIM_TRIES; tries++) {
@@ -496,7 +472,7 @@ struct page *unmapped_cache_alloc_page(struct unmapped_cache *cache, gfp_t gfp)
 		if (uc_page_claim(arena, page))
 			goto out;
 		/* Still referenced (a page-cache lookup, say): later. */
-		uc_round_untag(page, cache);
+		uc_page_untag(page, cache);
 		uc_arena_settle(arena, page);
 	}
 	return NULL;
@@ -564,14 +540,14 @@ void unmapped_cache_free_page(struct unmapped_cache *cache, struct page *page)
 	 * only a page handed out by @cache carries @cache in ->private (the
 	 * free's cmpxchg of the tag checks it again), so no block lookup.
 	 */
-	if (uc_refuse(!uc_round_owned_by(page, cache)))
+	if (uc_refuse(!uc_page_owned_by(page, cache)))
 		return;
 	refs = page_ref_count(page);
 	if (uc_refuse(!refs || refs > UC_PAGE_REFS + 1))
 		return;
 	/* The caller's reference gone already (a stray put_page()): repaired. */
-	uc_page_refs_repair(uc_arena_get(UNMAPPED_CACHE_NONE, page_to_nid(page)),
-			    page, 1);
+	uc_arena_refs_repair(uc_arena_get(UNMAPPED_CACHE_NONE, page_to_nid(page)),
+			     page, 1);
 	uc_cache_free_page(cache, page, true, _RET_IP_);
 }
 
@@ -601,7 +577,7 @@ void unmapped_cache_release_page(struct unmapped_cache *cache,
 
 /*
  * The NONE caches, for unmapped_cache_secret_active() and debugfs: a NONE
- * page handed out carries its cache in ->private (uc_round_tag()), every
+ * page handed out carries its cache in ->private (uc_page_tag()), every
  * other page of a block UC_PAGE_FREE.
  */
 #define UC_NONE_CACHES		8
@@ -689,7 +665,7 @@ bool unmapped_cache_holds_pfn(unsigned long pfn)
 bool unmapped_cache_owns_page(struct unmapped_cache *cache, struct page *page)
 {
 	return cache && page && uc_block_lookup(page_to_pfn(page)) &&
-	       uc_round_owned_by(page, cache);
+	       uc_page_owned_by(page, cache);
 }
 
 /* Is [@dst, @dst + @len) inside one live chunk (or round) of @cache? */
@@ -703,7 +679,7 @@ static bool uc_cache_owns(struct unmapped_cache *cache, struct uc_arena *arena,
 	/* A round: a single page, owned by @cache per its tag. */
 	return len <= PAGE_SIZE - offset_in_page(addr) &&
 	       uc_arena_owns(arena, addr, len, UC_OWNER_MAG) &&
-	       uc_round_owned_by(uc_arena_page(arena, addr), cache);
+	       uc_page_owned_by(uc_arena_page(arena, addr), cache);
 }
 
 /**
@@ -760,7 +736,7 @@ size_t unmapped_cache_size(struct unmapped_cache *cache, const void *addr)
 		return size;
 	/* A round: a single page, owned by @cache per its tag. */
 	if (uc_arena_owns(arena, a, PAGE_SIZE, UC_OWNER_MAG) &&
-	    uc_round_owned_by(uc_arena_page(arena, a), cache))
+	    uc_page_owned_by(uc_arena_page(arena, a), cache))
 		return PAGE_SIZE;
 	return 0;
 }

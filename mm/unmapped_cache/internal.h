@@ -148,6 +148,7 @@ void uc_block_retire(struct uc_block *block);
 void uc_blocks_retry(void);
 long uc_blocks_deferred(void);
 long uc_blocks_poisoned(void);
+bool uc_page_refs_repair(struct page *page, int extra);
 bool uc_pages_poisoned(struct page *page, unsigned long nr);
 
 /*
@@ -260,6 +261,32 @@ struct unmapped_cache {
  */
 extern const int uc_page_free_tag;
 #define UC_PAGE_FREE	((unsigned long)&uc_page_free_tag)
+
+/*
+ * A page's ->private is written here and nowhere else.  A block's pages
+ * carry UC_PAGE_FREE while the cache holds them; a single-page chunk (a
+ * round of the magazine layer) handed to a cache carries that cache, so
+ * that a free through the wrong cache, or twice, is caught.  The page
+ * belongs to its owner while it holds the round, so only the freeing CPU
+ * writes ->private; the cmpxchg of uc_page_untag() makes one of two
+ * concurrent frees of the same page fail.
+ */
+static inline void uc_page_tag(struct page *page, void *owner)
+{
+	WRITE_ONCE(page->private, (unsigned long)owner);
+}
+
+/* Check and clear the tag of a round given back by @owner. */
+static inline bool uc_page_untag(struct page *page, void *owner)
+{
+	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
+				   UC_PAGE_FREE);
+}
+
+static inline bool uc_page_owned_by(struct page *page, void *owner)
+{
+	return page && READ_ONCE(page->private) == (unsigned long)owner;
+}
 /*
  * The reference count of every page of a block the cache holds and has not
  * handed out: the one split_page() gave it, and one more the cache keeps so
@@ -467,7 +494,7 @@ void uc_arena_scrub(struct uc_arena *arena, unsigned long addr,
 void uc_arena_reveal(struct uc_arena *arena, unsigned long addr,
 		     unsigned long size);
 bool uc_arena_ro_take_hidden(void);
-bool uc_page_refs_repair(struct uc_arena *arena, struct page *page, int extra);
+bool uc_arena_refs_repair(struct uc_arena *arena, struct page *page, int extra);
 bool uc_page_claim(struct uc_arena *arena, struct page *page);
 void uc_arena_settle(struct uc_arena *arena, struct page *page);
 struct page *uc_arena_settled_take(struct uc_arena *arena);
@@ -511,6 +538,26 @@ void uc_reap_init(void);
 /* Blocks each arena keeps when the shrinker runs (shrinker.c). */
 #define UC_SHRINK_KEEP	1
 unsigned long uc_reap(void);
+
+/**
+ * struct uc_reaper - The timer of the periodic reaper.
+ * @work:        runs the reaper (shrinker.c), which sets it up.
+ * @interval_ms: unmapped_cache.reap_interval_ms; 0: never.
+ * @ready:       @work is set up and the arenas exist (set once, with a
+ *               release store; read with an acquire load).
+ * @held:        uc_reap_hold() calls not undone yet.
+ *
+ * Lives in arena.c, which arms it when a block comes in (uc_reap_arm()),
+ * so that the arenas need not call up into the shrinker's file.
+ */
+struct uc_reaper {
+	struct delayed_work work;
+	unsigned int interval_ms;
+	bool ready;
+	atomic_t held;
+};
+
+extern struct uc_reaper uc_reaper;
 void uc_reap_arm(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 struct page *uc_arena_page(struct uc_arena *arena, unsigned long addr);
@@ -528,7 +575,13 @@ bool uc_arena_owns(struct uc_arena *arena, unsigned long addr,
 unsigned long uc_arena_chunk_size(struct uc_arena *arena, unsigned long addr,
 				  void *owner);
 
+/* setup.c: set by the initcall (init.c) once every layer is up. */
+extern bool uc_enabled;
+/* setup.c: "unmapped_cache=off" was given. */
+extern bool uc_off __initdata;
+
 #ifdef CONFIG_UNMAPPED_CACHE_FAULT_INJECTION
+void uc_fault_debugfs_init(void);
 extern struct fault_attr fail_unmapped_cache_block;
 extern struct fault_attr fail_unmapped_cache_direct_map;
 extern struct fault_attr fail_unmapped_cache_vspace;
@@ -542,6 +595,7 @@ bool uc_should_hold_page(void);
 int uc_should_see_gb_leaf(void);
 bool uc_should_find_no_free_block(void);
 #else
+static inline void uc_fault_debugfs_init(void) { }
 static inline bool uc_should_fail_vspace(unsigned long size) { return false; }
 static inline bool uc_should_fail_magazine(void) { return false; }
 static inline bool uc_should_hold_page(void) { return false; }

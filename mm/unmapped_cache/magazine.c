@@ -255,7 +255,7 @@ static struct uc_magazine *uc_mag_get_empty(struct uc_depot *depot)
 /**
  * uc_mag_free() - Give a single-page chunk back to this CPU's magazines.
  * @arena: the arena.
- * @addr:  the chunk; untagged (uc_round_untag()) and scrubbed already.
+ * @addr:  the chunk; untagged (uc_page_untag()) and scrubbed already.
  * @page:  its page.
  *
  * Context: Any context.

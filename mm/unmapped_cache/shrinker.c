@@ -147,39 +147,14 @@ unsigned long uc_drain(void)
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "unmapped_cache."
 
-static unsigned int uc_reap_interval_ms = 15000;
-static bool uc_reap_ready;		/* the cache is up */
-static atomic_t uc_reap_held;		/* uc_reap_hold() callers */
-
-static void uc_reap_fn(struct work_struct *work);
-/* Deferrable: an idle CPU is not woken up just to reap. */
-static DECLARE_DEFERRABLE_WORK(uc_reap_work, uc_reap_fn);
-
 static void uc_reap_schedule(void)
 {
-	unsigned int ms = READ_ONCE(uc_reap_interval_ms);
+	unsigned int ms = READ_ONCE(uc_reaper.interval_ms);
 
-	if (READ_ONCE(uc_reap_ready) && ms && !atomic_read(&uc_reap_held))
-		mod_delayed_work(system_unbound_wq, &uc_reap_work,
+	if (smp_load_acquire(&uc_reaper.ready) && ms &&
+	    !atomic_read(&uc_reaper.held))
+		mod_delayed_work(system_unbound_wq, &uc_reaper.work,
 				 msecs_to_jiffies(ms));
-}
-
-/**
- * uc_reap_arm() - Make sure a reap will come.
- *
- * Called when a block comes in: arms the reaper unless it is armed
- * already (an armed one is not pushed back).  The reaper re-arms itself
- * only while the cache holds blocks, so an idle cache has no timer.
- *
- * Context: Any context but NMI.
- */
-void uc_reap_arm(void)
-{
-	unsigned int ms = READ_ONCE(uc_reap_interval_ms);
-
-	if (READ_ONCE(uc_reap_ready) && ms && !atomic_read(&uc_reap_held))
-		queue_delayed_work(system_unbound_wq, &uc_reap_work,
-				   msecs_to_jiffies(ms));
 }
 
 /**
@@ -232,8 +207,9 @@ static void uc_reap_fn(struct work_struct *work)
  */
 void uc_reap_hold(void)
 {
-	atomic_inc(&uc_reap_held);
-	cancel_delayed_work_sync(&uc_reap_work);
+	atomic_inc(&uc_reaper.held);
+	if (smp_load_acquire(&uc_reaper.ready))
+		cancel_delayed_work_sync(&uc_reaper.work);
 }
 
 /**
@@ -241,7 +217,7 @@ void uc_reap_hold(void)
  */
 void uc_reap_unhold(void)
 {
-	if (!WARN_ON_ONCE(atomic_dec_return(&uc_reap_held) < 0))
+	if (!WARN_ON_ONCE(atomic_dec_return(&uc_reaper.held) < 0))
 		uc_reap_schedule();
 }
 #endif
@@ -251,12 +227,12 @@ static int uc_reap_interval_set(const char *val, const struct kernel_param *kp)
 	int err = param_set_uint(val, kp);
 
 	/* At boot the value is only stored: uc_reap_init() reads it. */
-	if (err || !READ_ONCE(uc_reap_ready))
+	if (err || !smp_load_acquire(&uc_reaper.ready))
 		return err;
-	if (READ_ONCE(uc_reap_interval_ms))
+	if (READ_ONCE(uc_reaper.interval_ms))
 		uc_reap_schedule();
 	else
-		cancel_delayed_work(&uc_reap_work);
+		cancel_delayed_work(&uc_reaper.work);
 	return 0;
 }
 
@@ -264,8 +240,8 @@ static const struct kernel_param_ops uc_reap_interval_ops = {
 	.set = uc_reap_interval_set,
 	.get = param_get_uint,
 };
-module_param_cb(reap_interval_ms, &uc_reap_interval_ops, &uc_reap_interval_ms,
-		0644);
+module_param_cb(reap_interval_ms, &uc_reap_interval_ops,
+		&uc_reaper.interval_ms, 0644);
 MODULE_PARM_DESC(reap_interval_ms,
 		 "How often idle memory is given back, in ms (0: never)");
 
@@ -284,6 +260,9 @@ int __init uc_shrinker_init(void)
 /* Start the periodic reaper; the arenas exist from now on. */
 void __init uc_reap_init(void)
 {
-	WRITE_ONCE(uc_reap_ready, true);
+	/* Deferrable: an idle CPU is not woken up just to reap. */
+	INIT_DEFERRABLE_WORK(&uc_reaper.work, uc_reap_fn);
+	/* Release: uc_reap_arm() sees the work set up once it sees ready. */
+	smp_store_release(&uc_reaper.ready, true);
 	uc_reap_schedule();
 }
