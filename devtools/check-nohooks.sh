@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Compile every object of mm/unmapped_cache/ (debug.o aside) with the exact
-# flags kbuild used in the built tree, but as a kernel without
-# CONFIG_UNMAPPED_CACHE_DEBUG and CONFIG_UNMAPPED_CACHE_KUNIT_TEST would
-# (and so without CONFIG_UNMAPPED_CACHE_TEST_HOOKS), with -Werror: the
+# Compile every object of mm/unmapped_cache/ (debug.o and exercise.o aside)
+# with the exact flags kbuild used in the built tree, but as a kernel
+# without CONFIG_UNMAPPED_CACHE_DEBUG and CONFIG_UNMAPPED_CACHE_KUNIT_TEST
+# would (and so without CONFIG_UNMAPPED_CACHE_TEST_HOOKS), with -Werror: the
 # self-checks and test switches those options bring must not be needed by
 # anything else, and nothing may be left unused without them.  A header
 # given after kbuild's own -include undefines the three options.
@@ -16,7 +16,7 @@ printf '#undef %s\n' CONFIG_UNMAPPED_CACHE_DEBUG CONFIG_UNMAPPED_CACHE_KUNIT_TES
 rc=0 n=0
 for cmdfile in "$UC_OUT"/mm/unmapped_cache/.*.o.cmd; do
 	o=$(basename "$cmdfile" .cmd); o=${o#.}
-	[ "$o" = debug.o ] && continue
+	case $o in debug.o|exercise.o) continue ;; esac
 	cmd=$(sed -n "s/^savedcmd_mm\\/unmapped_cache\\/$o := //p" "$cmdfile")
 	# Only the compile: objtool, chained after it, would run on the
 	# tree's own object a second time and corrupt it for the next link.

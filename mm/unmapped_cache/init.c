@@ -35,7 +35,8 @@
  *      vmap.c      cache pages mapped in a caller's range (execmem)
  *      shrinker.c  the shrinker, the reaper, drains
  *      pm.c        hibernation
- *      debug.c     statistics and test knobs in debugfs
+ *      exercise.c  exercises and benchmarks driven through debugfs
+ *      debug.c     statistics in debugfs
  *      init.c      this overview and the initcall that brings it all up
  *
  *    The reaper is armed by arena.c when a block comes in: arena.c holds
@@ -51,8 +52,8 @@
  * 3. Lock ordering.  Eleven locks; an indented lock may be taken while the
  *    one above it is held, never the other way round:
  *
- *      uc_bench_lock (mutex, debug.c: one benchmark at a time)
- *        uc_exercise_lock (mutex, debug.c: the exercises and their results;
+ *      uc_bench_lock (mutex, exercise.c: one benchmark at a time)
+ *        uc_exercise_lock (mutex, exercise.c: the exercises and results;
  *                          they allocate and free, so everything below)
  *      uc_mag_flush_lock (mutex: drains; waits for per-CPU work that takes
  *                         the next two, then arena->lock without them)

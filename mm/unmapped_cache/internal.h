@@ -603,6 +603,14 @@ static inline int uc_should_see_gb_leaf(void) { return -1; }
 static inline bool uc_should_find_no_free_block(void) { return false; }
 #endif
 
+#ifdef CONFIG_UNMAPPED_CACHE_EXERCISE
+void uc_exercise_show(struct seq_file *seq);
+void uc_exercise_debugfs_init(struct dentry *root);
+#else
+static inline void uc_exercise_show(struct seq_file *seq) { }
+static inline void uc_exercise_debugfs_init(struct dentry *root) { }
+#endif
+
 #ifdef CONFIG_UNMAPPED_CACHE_DEBUG
 void uc_debugfs_init(struct dentry *root);
 #else

@@ -4,7 +4,7 @@
 # the suites, which run at boot before it; make check boots it with a
 # thread per vCPU, so that the vCPUs really run at the same time).  It
 # first runs the positive control: a data race planted in the cache's own
-# code (debugfs planted_race, mm/unmapped_cache/debug.c) that KCSAN must
+# code (debugfs planted_race, mm/unmapped_cache/exercise.c) that KCSAN must
 # report (the host requires the report), which shows that the cache's
 # files are instrumented.  Then it runs the callers' workloads at a
 # reduced size with the modules built for this kernel, so that the
