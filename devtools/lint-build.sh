@@ -4,7 +4,7 @@
 # Needs a configured build (devtools/build-kernel.sh).
 . "$(dirname "$0")/common.sh"
 
-objs=(mm/unmapped_cache/ arch/x86/mm/unmapped_cache.o lib/tests/unmapped_cache_kunit.o)
+objs=(mm/unmapped_cache/ arch/x86/mm/unmapped_cache.o lib/tests/unmapped_cache/)
 log=$UC_CACHE/logs/lint.log
 kmake -j"$UC_JOBS" W=1 C=2 "${objs[@]}" > "$log" 2>&1 ||
 	{ tail -20 "$log"; uc_die "W=1/C=2 build failed, log: $log"; }

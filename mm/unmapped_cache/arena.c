@@ -754,8 +754,7 @@ void uc_reap_arm(void)
 {
 	unsigned int ms = READ_ONCE(uc_reaper.interval_ms);
 
-	if (smp_load_acquire(&uc_reaper.ready) && ms &&
-	    !atomic_read(&uc_reaper.held))
+	if (uc_reaper_ready() && ms && !atomic_read(&uc_reaper.held))
 		queue_delayed_work(system_unbound_wq, &uc_reaper.work,
 				   msecs_to_jiffies(ms));
 }

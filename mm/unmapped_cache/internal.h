@@ -287,6 +287,7 @@ static inline bool uc_page_owned_by(struct page *page, void *owner)
 {
 	return page && READ_ONCE(page->private) == (unsigned long)owner;
 }
+
 /*
  * The reference count of every page of a block the cache holds and has not
  * handed out: the one split_page() gave it, and one more the cache keeps so
@@ -558,6 +559,14 @@ struct uc_reaper {
 };
 
 extern struct uc_reaper uc_reaper;
+
+/* Whether the reaper's work is set up (by uc_reap_init()). */
+static inline bool uc_reaper_ready(void)
+{
+	/* Acquire: pairs with the release in uc_reap_init(). */
+	return smp_load_acquire(&uc_reaper.ready);
+}
+
 void uc_reap_arm(void);
 void uc_arena_info(struct uc_arena *arena, struct uc_arena_info *info);
 struct page *uc_arena_page(struct uc_arena *arena, unsigned long addr);

@@ -151,8 +151,7 @@ static void uc_reap_schedule(void)
 {
 	unsigned int ms = READ_ONCE(uc_reaper.interval_ms);
 
-	if (smp_load_acquire(&uc_reaper.ready) && ms &&
-	    !atomic_read(&uc_reaper.held))
+	if (uc_reaper_ready() && ms && !atomic_read(&uc_reaper.held))
 		mod_delayed_work(system_unbound_wq, &uc_reaper.work,
 				 msecs_to_jiffies(ms));
 }
@@ -208,7 +207,7 @@ static void uc_reap_fn(struct work_struct *work)
 void uc_reap_hold(void)
 {
 	atomic_inc(&uc_reaper.held);
-	if (smp_load_acquire(&uc_reaper.ready))
+	if (uc_reaper_ready())
 		cancel_delayed_work_sync(&uc_reaper.work);
 }
 
@@ -227,7 +226,7 @@ static int uc_reap_interval_set(const char *val, const struct kernel_param *kp)
 	int err = param_set_uint(val, kp);
 
 	/* At boot the value is only stored: uc_reap_init() reads it. */
-	if (err || !smp_load_acquire(&uc_reaper.ready))
+	if (err || !uc_reaper_ready())
 		return err;
 	if (READ_ONCE(uc_reaper.interval_ms))
 		uc_reap_schedule();
