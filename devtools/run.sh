@@ -68,7 +68,8 @@ done
 # cycles, then the same probe and control), so that the report compares
 # medians.  UC_FRAG_BOOTS pairs (default 4, so that with the callers
 # boot each mode has an odd number of boots; 0 for none).
-for i in $(seq 1 "${UC_FRAG_BOOTS:=4}"); do
+: "${UC_FRAG_BOOTS:=4}"
+for i in $(seq 1 "$UC_FRAG_BOOTS"); do
 	for mode in off on; do
 		log=$UC_GUEST/logs/run-fragrep-$mode-$i.log
 		args=(--log "$log" --append uc.frag=1 --append page_owner=on --append uc.scatter=1
