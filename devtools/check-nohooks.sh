@@ -17,6 +17,8 @@ rc=0 n=0
 for cmdfile in "$UC_OUT"/mm/unmapped_cache/.*.o.cmd; do
 	o=$(basename "$cmdfile" .cmd); o=${o#.}
 	case $o in debug.o|exercise.o) continue ;; esac
+	# An object of a file that left the tree (a dev build's leftover).
+	[ -f "$UC_SRC/mm/unmapped_cache/${o%.o}.c" ] || continue
 	cmd=$(sed -n "s/^savedcmd_mm\\/unmapped_cache\\/$o := //p" "$cmdfile")
 	# Only the compile: objtool, chained after it, would run on the
 	# tree's own object a second time and corrupt it for the next link.
