@@ -460,10 +460,19 @@ def frag_boot_line(boots):
     """Each scattered boot's THP figure, off | on, or None."""
     if not boots or min(len(boots["off"]), len(boots["on"])) < 2:
         return None
-    return ("- THP MiB of each boot of scattered memory (the callers boot "
-            "first, then the short ones), off: %s; on: %s." % (
-                ", ".join(str(b.get("thp_mib", "-")) for b in boots["off"]),
-                ", ".join(str(b.get("thp_mib", "-")) for b in boots["on"])))
+    def each(mode):
+        return ", ".join("%s/%s" % (b.get("thp_mib", "-"), b.get("whole_free_mib", "-"))
+                         for b in boots[mode])
+    return ("- each boot of scattered memory (the callers boot first, then "
+            "the short ones), THP MiB the probe got / MiB free in whole "
+            "order-9 and order-10 blocks just before it, off: %s; on: %s; "
+            "medians of the latter %s | %s, of the probe's compaction "
+            "failures %s | %s." % (
+                each("off"), each("on"),
+                frag_median(boots["off"], "whole_free_mib"),
+                frag_median(boots["on"], "whole_free_mib"),
+                frag_median(boots["off"], "compact_fail"),
+                frag_median(boots["on"], "compact_fail")))
 
 
 def frag_notes(rows):

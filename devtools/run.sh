@@ -4,7 +4,7 @@
 # guest whose free memory was scattered first, run the callers' workloads
 # in each (tools/testing/unmapped_cache/guest/jobs/callers.sh), print
 # their figures side by side, and write a plot and a Markdown report to
-# $UC_CACHE/results/run-DATE/ (devtools/report.py).  Eight short boots of
+# $UC_CACHE/results/run-DATE/ (devtools/report.py).  Twelve short boots of
 # scattered memory follow (UC_FRAG_BOOTS pairs), for the medians of the
 # fragmentation probe.  Another boot runs the
 # single-page microbenchmark (jobs/bench.sh), a sixth its scaling over the
@@ -65,17 +65,19 @@ done
 # which varies from boot to boot (two cache-off boots of the same kernel
 # gave 398 and 228 MiB of the same 398 MiB probe): more short boots of
 # scattered memory, alternating off and on (BPF, secretmem and 10 module
-# cycles, then the same probe and control), so that the report compares
-# medians.  UC_FRAG_BOOTS pairs (default 4, so that with the callers
-# boot each mode has an odd number of boots; 0 for none).
-: "${UC_FRAG_BOOTS:=4}"
+# cycles, then the same probe; the control, which the callers boot has
+# run, is left out: uc.fragctl=0), so that the report compares medians.
+# UC_FRAG_BOOTS pairs (default 6, so that with the callers boot each mode
+# has an odd number of boots; 0 for none).
+: "${UC_FRAG_BOOTS:=6}"
 for i in $(seq 1 "$UC_FRAG_BOOTS"); do
 	for mode in off on; do
 		log=$UC_GUEST/logs/run-fragrep-$mode-$i.log
 		args=(--log "$log" --append uc.frag=1 --append page_owner=on --append uc.scatter=1
-		      --append uc.workloads=bpf,secretmem,modules --append uc.module_loops=10)
+		      --append uc.workloads=bpf,secretmem,modules --append uc.module_loops=10
+		      --append uc.fragctl=0)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
-		step 4/5 "scattered memory again for the THP probe, cache $mode ($i of $UC_FRAG_BOOTS, ~4 min)"
+		step 4/5 "scattered memory again for the THP probe, cache $mode ($i of $UC_FRAG_BOOTS, ~3 min)"
 		"$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --hostroot "${args[@]}" callers >/dev/null ||
 			{ echo "the guest job failed (fragmentation boot $i, cache $mode); console log: $log" >&2; exit 1; }
 		logs+=("$log")

@@ -310,6 +310,12 @@ run selftests selftests || rc=1
 # scattered) comes as huge pages.  Prints
 #   UC-FRAG-PROBE pageblocks=N mixed=N thp_asked_mib=N thp_mib=N
 #                 thp_fallback=+N compact_stall=+N
+#                 whole_free_mib=N unmovable_pb=N compact_fail=+N
+#                 compact_success=+N
+# where whole_free_mib is the free memory in order-9 and order-10 blocks
+# and unmovable_pb the pageblocks of the unmovable type, both just before
+# the probe, and the compaction counters move during it: what a THP
+# shortfall comes from (no whole blocks left, compaction failing).
 #
 # The positive control of the mixed count, in the scattered boots: with
 # the scattering process still holding its pages, a process holds secret
@@ -322,6 +328,8 @@ run selftests selftests || rc=1
 # movable pages that the scattering left half free, and the same count,
 # read while they are held, must see mixed pageblocks.  Prints
 #   UC-FRAG-CONTROL secret_pages=N whole_block_pages=N mixed_held=N
+# (not with uc.fragctl=0: make run's extra boots of scattered memory,
+# which only add to the probe's medians).
 pagetype_counts() {
 	awk '/^Number of blocks type/ { sec = "blocks"; seen[sec] = 1; next }
 		/^Number of mixed blocks/ { sec = "mixed"; seen[sec] = 1; next }
@@ -330,14 +338,30 @@ pagetype_counts() {
 		END { printf "pageblocks=%s mixed=%s", seen["blocks"] ? n["blocks"] + 0 : "none",
 		      seen["mixed"] ? n["mixed"] + 0 : "none" }' /proc/pagetypeinfo
 }
+# Pageblocks of the unmovable type, all zones.
+unmovable_pageblocks() {
+	awk '/^Number of blocks type/ { sec = 1; next }
+		/^Node/ && sec { n += $5; next }
+		{ sec = 0 }
+		END { print n + 0 }' /proc/pagetypeinfo
+}
+# Free MiB in order-9 and order-10 blocks, all zones.
+whole_free_mib() {
+	awk '{ n += $(5 + 9) * 2 + $(5 + 10) * 4 } END { print n + 0 }' /proc/buddyinfo
+}
 if grep -q 'uc.frag=1' /proc/cmdline; then
 	pb=$(pagetype_counts)
+	wf=$(whole_free_mib) upb=$(unmovable_pageblocks)
 	fb0=$(vmstat thp_fault_fallback) cs0=$(vmstat compact_stall)
+	cf0=$(vmstat compact_fail) cok0=$(vmstat compact_success)
 	thp=$("$UC_BIN/hog" --thp 20 | sed -n 's/^hog: thp //p')
 	echo "UC-FRAG-PROBE $pb thp_${thp% *} thp_mib=${thp#*huge_mib=}" \
 	     "thp_fallback=+$(( $(vmstat thp_fault_fallback) - fb0 ))" \
-	     "compact_stall=+$(( $(vmstat compact_stall) - cs0 ))"
-	if [ -n "$scatter" ]; then
+	     "compact_stall=+$(( $(vmstat compact_stall) - cs0 ))" \
+	     "whole_free_mib=$wf unmovable_pb=$upb" \
+	     "compact_fail=+$(( $(vmstat compact_fail) - cf0 ))" \
+	     "compact_success=+$(( $(vmstat compact_success) - cok0 ))"
+	if [ -n "$scatter" ] && [ "$(uc_arg uc.fragctl 1)" != 0 ]; then
 		# Free pages in order-9 and order-10 blocks, all zones.
 		whole=$(awk '{ n += $(5 + 9) * 512 + $(5 + 10) * 1024 } END { print n + 0 }' /proc/buddyinfo)
 		free=$(( $(meminfo MemFree) / 4 ))
