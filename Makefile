@@ -7,7 +7,7 @@
 #                     debug_pagealloc=on (not part of make check: its
 #                     build alone is longer than check's cold budget)
 #   make peer-check   the kernel's own selftests (memfd_secret, ftracetest,
-#                     livepatch) with the cache off and on: on must fail
+#                     livepatch, test_verifier) with the cache off and on: on must fail
 #                     nothing off passes (two long TCG boots)
 #   make kernel       prepare the tree and build bzImage (incremental)
 #   make -s kernel-path   print the path of bzImage (building it if needed)
@@ -64,7 +64,7 @@ initramfs: deps
 	@devtools/mkinitramfs.sh
 
 kunit: kernel initramfs
-	@devtools/qemu-run.sh kunit; devtools/ktap.py "$(UC_CACHE)/guest/logs/kunit.log"
+	@devtools/qemu-run.sh kunit; UC_CACHE="$(UC_CACHE)" devtools/ktap.py -v "$(UC_CACHE)/guest/logs/kunit.log"
 
 series: tree
 	@devtools/mkseries.sh $(if $(SERIES_CHECK),--check)

@@ -585,9 +585,12 @@ sec_hotplug() {
 sec_peers() {
 	# The kernel's own selftests of what the cache serves (#28 item 5),
 	# unchanged, on the main kernel booted off and on (jobs/peers.sh):
-	# memfd_secret, ftracetest's kprobe and ftrace directories, and the
+	# memfd_secret, ftracetest's kprobe and ftrace directories, the
 	# livepatch scripts with their test modules (built by
-	# build-modules.sh with the kernel's other test modules).  Not part of
+	# build-modules.sh with the kernel's other test modules), and BPF's
+	# test_verifier (built here, from a copy of the parts of the tree its
+	# Makefile reads, since it writes generated headers into its source
+	# directory).  Not part of
 	# make check (two boots of about half an hour each under TCG):
 	# make peer-check.  Per suite: it ran with the cache off and on, and
 	# on fails no case that off passes.
@@ -602,14 +605,21 @@ sec_peers() {
 	gcc -static -O2 -o "$peers/livepatch/test_klp-call_getpid" \
 		"$UC_SRC/tools/testing/selftests/livepatch/test_klp-call_getpid.c" ||
 		fail "host: cannot build the livepatch selftests' test_klp-call_getpid"
+	mkdir -p "$peers/bpf-src/kernel" "$peers/bpf"
+	rsync -a --delete "$UC_SRC/tools" "$UC_SRC/scripts" "$UC_SRC/include" "$peers/bpf-src/"
+	rsync -a --delete "$UC_SRC/kernel/bpf" "$peers/bpf-src/kernel/"
+	make -C "$peers/bpf-src/tools/testing/selftests/bpf" -j"$(nproc)" \
+		OUTPUT="$peers/bpf" "$peers/bpf/test_verifier" > "$UC_CACHE/logs/test_verifier.log" 2>&1 ||
+		fail "host: cannot build BPF's test_verifier (log: $UC_CACHE/logs/test_verifier.log)"
+	cp "$UC_GUEST/modules/bpf_testmod.ko" "$peers/bpf/"
 	for mode in off on; do
 		log=$UC_GUEST/logs/peers-$mode.log
-		args=(--timeout 3000 --hostroot --append uc.peers=$peers)
+		args=(--timeout 3600 --hostroot --append uc.peers=$peers)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		guest "the kernel's selftests, cache $mode" "$log" "${args[@]}" peers
 		[ $job_rc -eq 0 ] && pass "guest: the kernel's selftests ran, cache $mode" ||
 			fail "guest: the kernel's selftests, cache $mode (status $job_rc, log: $log)"
-		for suite in memfd_secret ftracetest livepatch; do
+		for suite in memfd_secret ftracetest livepatch test_verifier; do
 			line=$(grep -a "^UC-PEER suite=$suite " "$log" | tail -n 1 | tr -d '\r')
 			res[$suite-$mode]=${line#UC-PEER suite=$suite }
 			fails[$suite-$mode]=$(grep -a "^UC-PEER-CASE suite=$suite result=" "$log" |
@@ -618,7 +628,7 @@ sec_peers() {
 		done
 		splat_scan "guest: the kernel's selftests, cache $mode" "$log"
 	done
-	for suite in memfd_secret ftracetest livepatch; do
+	for suite in memfd_secret ftracetest livepatch test_verifier; do
 		local new
 		new=$(comm -13 <(echo "${fails[$suite-off]}") <(echo "${fails[$suite-on]}") | grep .)
 		if [[ "${res[$suite-off]}" == pass=[1-9]* ]] && [[ "${res[$suite-on]}" == pass=[1-9]* ]] &&

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Parse the KTAP output of KUnit from a guest console log.
+"""The KUnit results of a guest console log, read by the kernel's own KTAP
+parser (tools/testing/kunit/kunit_parser.py, what "kunit.py parse" runs),
+from the tree in $UC_SRC (default $UC_CACHE/src).
 
-Usage: ktap.py [--manifest FILE] LOG
+Usage: ktap.py [-v] [--manifest FILE] LOG
 
 Prints one line per test case (leaf result), "PASS", "FAIL" or "SKIP"
 followed by suite.case (parameterised cases as suite.case.param), then a
 summary.  Exits 1 if any case failed or was skipped, if no case ran, or if
-the output is incomplete (a plan announced more results than were printed,
-as when the kernel crashed in the middle of a suite).
+the output is incomplete (the parser found a result missing, as when the
+kernel crashed in the middle of a suite: "INCOMPLETE" lines).  With -v,
+the parser's own report (as "kunit.py parse" prints it) goes to standard
+error.
 
 With --manifest FILE (one "suite.case[.param]" per line; "#" starts a
 comment), also prints "MISSING name" for each listed case the log does
@@ -15,75 +19,55 @@ not report and "UNLISTED name" for each reported case the file does not
 list, and exits 1 if there is any: a case that disappears or is renamed
 fails until the manifest changes with it.
 """
-import re
+import os
 import sys
 
-PREFIX = re.compile(r"^(?:\[\s*\d+\.\d+\]\s?)?")
-RESULT = re.compile(r"^(?P<ind>\s*)(?P<not>not )?ok (?P<num>\d+)(?: -)? ?(?P<name>[^#]*?)\s*(?:#\s*(?P<dir>\w+)\b.*)?$")
-PLAN = re.compile(r"^(?P<ind>\s*)1\.\.(?P<n>\d+)\s*$")
-SUBTEST = re.compile(r"^(?P<ind>\s*)# Subtest: (?P<name>\S+)")
+
+def load_parser(verbose):
+    """kunit_parser from the source tree, reporting to standard error
+    (VERBOSE) or nowhere."""
+    src = os.environ.get("UC_SRC") or os.path.join(
+        os.environ.get("UC_CACHE") or os.path.expanduser("~/.cache/unmapped_cache"), "src")
+    path = os.path.join(src, "tools", "testing", "kunit")
+    if not os.path.isfile(os.path.join(path, "kunit_parser.py")):
+        sys.exit("ktap.py: no %s/kunit_parser.py (run devtools/prepare-tree.sh)" % path)
+    sys.path.insert(0, path)
+    import kunit_parser
+    import kunit_printer
+    kunit_parser.stdout = kunit_printer.Printer(
+        sys.stderr if verbose else open(os.devnull, "w"))
+    return kunit_parser
 
 
-def parse(lines):
-    """Return (cases, problems): cases is a list of (status, name)."""
-    cases, problems = [], []
-    names = {}       # indent -> name of the subtest opened at that indent
-    has_child = {}   # indent -> a deeper result was seen since the last one here
-    plans = {}       # indent -> announced count
-    seen = {}        # indent -> results printed
-    started = False
-    for raw in lines:
-        line = PREFIX.sub("", raw.rstrip("\r\n"))
-        if "KTAP version" in line or "TAP version" in line:
-            started = True
+def walk(kp, test, names, cases, problems):
+    """Leaf results of TEST's subtests into CASES; missing ones into PROBLEMS."""
+    for i, sub in enumerate(test.subtests, 1):
+        if not sub.name and sub.status == kp.TestStatus.TEST_CRASHED:
+            problems.append("%s: result %d of %s missing" % (
+                ".".join(names) or "top level", i, test.expected_count or "?"))
             continue
-        if not started:
+        full = names + [sub.name.strip()]
+        if sub.subtests:
+            walk(kp, sub, full, cases, problems)
             continue
-        m = SUBTEST.match(line)
-        if m:
-            ind = len(m["ind"])
-            names[ind] = m["name"]
-            for deeper in [i for i in names if i > ind]:
-                del names[deeper]
-            continue
-        m = PLAN.match(line)
-        if m:
-            ind = len(m["ind"])
-            plans[ind] = int(m["n"])
-            seen[ind] = 0
-            continue
-        m = RESULT.match(line)
-        if not m:
-            continue
-        ind = len(m["ind"])
-        seen[ind] = seen.get(ind, 0) + 1
-        leaf = not has_child.get(ind, False)
-        has_child[ind] = False
-        if ind > 0:
-            has_child[ind - 4] = True
-        if not leaf:
-            # The subtest at this level is complete: check its plan.
-            child = ind + 4
-            if child in plans and seen.get(child, 0) != plans[child]:
-                problems.append("%s: %d of %d results" % (m["name"], seen.get(child, 0), plans[child]))
-            plans.pop(child, None)
-            seen.pop(child, None)
-            continue
-        # "# Subtest: x" at indent i names the test whose cases are at i.
-        parents = [names[i] for i in sorted(names) if i <= ind]
-        full = ".".join(parents + [m["name"].strip()])
-        directive = (m["dir"] or "").upper()
-        if directive == "SKIP":
-            status = "SKIP"
-        elif m["not"]:
-            status = "FAIL"
-        else:
+        if sub.status == kp.TestStatus.SUCCESS:
             status = "PASS"
-        cases.append((status, full))
-    if 0 in plans and seen.get(0, 0) != plans[0]:
-        problems.append("top level: %d of %d suites reported" % (seen.get(0, 0), plans[0]))
-    if not started:
-        problems.append("no KTAP output")
+        elif sub.status == kp.TestStatus.SKIPPED:
+            status = "SKIP"
+        else:
+            status = "FAIL"
+        cases.append((status, ".".join(full)))
+
+
+def parse(kp, lines):
+    """Return (cases, problems): cases is a list of (status, name)."""
+    main = kp.parse_run_tests(lines)
+    cases, problems = [], []
+    if main.status == kp.TestStatus.FAILURE_TO_PARSE_TESTS:
+        return cases, ["no KTAP output"]
+    walk(kp, main, [], cases, problems)
+    if main.counts.errors and not problems:
+        problems.append("%d errors reported by the parser" % main.counts.errors)
     return cases, problems
 
 
@@ -99,6 +83,9 @@ def read_manifest(path):
 
 def main():
     args = sys.argv[1:]
+    verbose = bool(args) and args[0] == "-v"
+    if verbose:
+        args = args[1:]
     manifest = None
     if len(args) == 3 and args[0] == "--manifest":
         manifest = read_manifest(args[1])
@@ -106,8 +93,9 @@ def main():
     if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    kp = load_parser(verbose)
     with open(args[0], errors="replace") as f:
-        cases, problems = parse(f)
+        cases, problems = parse(kp, f.readlines())
     for status, name in cases:
         print("%s %s" % (status, name))
     for p in problems:

@@ -8,8 +8,12 @@
 #                 tracers, filters and the trampolines of ftrace_ops)
 #   livepatch     tools/testing/selftests/livepatch/test-*.sh, with their
 #                 test modules built against this kernel by the host
+#   test_verifier tools/testing/selftests/bpf/test_verifier, built by the
+#                 host: every program it loads is JITed into the
+#                 allocations the cache serves (BPF packs)
 # uc.peers=DIR is the host's copy (devtools/check.sh, sec_peers): DIR/ftrace,
-# DIR/livepatch and DIR/livepatch/test_modules/*.ko.  Prints, per suite,
+# DIR/livepatch, DIR/livepatch/test_modules/*.ko and DIR/bpf/test_verifier.
+# Prints, per suite,
 #   UC-PEER suite=NAME pass=N fail=N skip=N
 # and one line per case that did not pass:
 #   UC-PEER-CASE suite=NAME result=R name=TEXT
@@ -89,4 +93,50 @@ for t in /run/tmp/livepatch/test-*.sh; do
 done
 grep -q '^PASS' /run/tmp/livepatch.res || rc=1
 tally livepatch /run/tmp/livepatch.res
+
+# test_verifier: a case starts with a line "#N/u DESCR " or "#N/p DESCR "
+# (unprivileged or privileged run) and ends with its verdict, OK, FAIL or
+# SKIP (why), on that line or, after messages of its own, at the start of
+# a later one; then "Summary: N PASSED, N SKIPPED, N FAILED".  The case's
+# name is its first line up to the verdict.  libbpf's messages go to
+# standard error, kept apart so that they cannot land in a case's line.
+(cd "$peers/bpf" && timeout 1800 ./test_verifier) > /run/tmp/test_verifier.out \
+	2> /run/tmp/test_verifier.err
+r=$?
+sed 's/^/test_verifier: /' /run/tmp/test_verifier.out | grep -v '/[up] .* OK$'
+sed 's/^/test_verifier (stderr): /' /run/tmp/test_verifier.err | sort | uniq -c
+awk '
+	function verdict(v, name) {
+		sub(/ +$/, "", name)
+		printf "%s\t%s\n", v == "OK" ? "PASS" : v, name
+		cur = ""
+	}
+	/^#[0-9]+\/[up] / {
+		if (cur != "")
+			printf "FAIL\t%s (no verdict)\n", cur
+		cur = $0
+		if (match($0, / (OK|FAIL|SKIP)( |$)/)) {
+			w = substr($0, RSTART + 1, RLENGTH - 1)
+			sub(/ $/, "", w)
+			verdict(w, substr($0, 1, RSTART - 1))
+		}
+		next
+	}
+	cur != "" && match($0, /^(OK|FAIL|SKIP)/) { verdict(substr($0, 1, RLENGTH), cur) }
+	END { if (cur != "") printf "FAIL\t%s (no verdict)\n", cur }' \
+	/run/tmp/test_verifier.out > /run/tmp/test_verifier.res
+# Killed, crashed or cut short, or a case this reading missed: the run
+# fails as a whole.
+sum=$(sed -n 's/^Summary: \([0-9]*\) PASSED, \([0-9]*\) SKIPPED, \([0-9]*\) FAILED$/\1 \2 \3/p' \
+	/run/tmp/test_verifier.out)
+got="$(grep -c '^PASS' /run/tmp/test_verifier.res) $(grep -c '^SKIP' /run/tmp/test_verifier.res)"
+got="$got $(grep -c '^FAIL' /run/tmp/test_verifier.res)"
+if [ -z "$sum" ]; then
+	printf 'FAIL\ttest_verifier (exit %d, no summary)\n' $r >> /run/tmp/test_verifier.res
+elif [ "$sum" != "$got" ]; then
+	printf 'FAIL\ttest_verifier (cases read %s, its summary %s)\n' "$got" "$sum" \
+		>> /run/tmp/test_verifier.res
+fi
+grep -q '^PASS' /run/tmp/test_verifier.res || rc=1
+tally test_verifier /run/tmp/test_verifier.res
 exit $rc
