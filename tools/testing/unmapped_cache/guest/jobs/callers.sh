@@ -315,7 +315,10 @@ run selftests selftests || rc=1
 # where whole_free_mib is the free memory in order-9 and order-10 blocks
 # and unmovable_pb the pageblocks of the unmovable type, both just before
 # the probe, and the compaction counters move during it: what a THP
-# shortfall comes from (no whole blocks left, compaction failing).
+# shortfall comes from (no whole blocks left, compaction failing).  Before
+# it, the compaction that ran since boot:
+#   UC-FRAG-COMPACTION KEY=N ...   (/proc/vmstat compact_* and kswapd's
+#                                   high-order wakeups)
 #
 # The positive control of the mixed count, in the scattered boots: with
 # the scattering process still holding its pages, a process holds secret
@@ -350,6 +353,8 @@ whole_free_mib() {
 	awk '{ n += $(5 + 9) * 2 + $(5 + 10) * 4 } END { print n + 0 }' /proc/buddyinfo
 }
 if grep -q 'uc.frag=1' /proc/cmdline; then
+	echo "UC-FRAG-COMPACTION $(awk '/^compact_|^kswapd_high_wmark_hit_quickly|^pgscan_kswapd |^pgscan_direct / \
+		{ printf "%s%s=%s", sep, $1, $2; sep = " " }' /proc/vmstat)"
 	pb=$(pagetype_counts)
 	wf=$(whole_free_mib) upb=$(unmovable_pageblocks)
 	fb0=$(vmstat thp_fault_fallback) cs0=$(vmstat compact_stall)
