@@ -38,13 +38,16 @@ busybox=/bin/busybox
 
 root=$(mktemp -d "$UC_CACHE/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,uc/bin,uc/jobs,uc/modules}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,uc/bin,uc/jobs,uc/ksft,uc/modules}
 cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 cp "$gsrc/init" "$root/init"
 cp "$gsrc"/jobs/* "$root/uc/jobs/"
+# The kernel's KTAP helpers for shell selftests, which the jobs report with.
+cp "$UC_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/uc/ksft/" ||
+	uc_die "no $UC_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh: run devtools/prepare-tree.sh"
 cp "$bin"/* "$root/uc/bin/" 2>/dev/null
 # The project's test modules, if devtools/build-modules.sh built them: the
 # hibernate job needs them in memory (its root must survive a resume, which

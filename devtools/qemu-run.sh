@@ -138,6 +138,7 @@ if [ $hostroot -eq 1 ]; then
 	cmdline="$cmdline root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"
 	cmdline="$cmdline init=$UC_ROOT/tools/testing/unmapped_cache/guest/init"
 	cmdline="$cmdline uc.dir=$UC_ROOT/tools/testing/unmapped_cache/guest uc.bin=$UC_GUEST/bin"
+	cmdline="$cmdline uc.ksft=$UC_SRC/tools/testing/selftests/kselftest"
 else
 	initrd=$UC_GUEST/initramfs.cpio.gz
 	[ -f "$initrd" ] || uc_die "no initramfs: run devtools/mkinitramfs.sh"

@@ -1,6 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for guest jobs.  Source it.
 
+# Results in KTAP, with the kernel's helpers for shell selftests
+# (tools/testing/selftests/kselftest/ktap_helpers.sh, in $UC_KSFT): a job
+# that reports so prints ktap_print_header and ktap_set_plan N, one
+# ktap_test_pass or ktap_test_fail per check (the description says what
+# was checked, with its figures; no glob characters), and ends with
+# ktap_finished, which exits 0 only if every planned check passed.  The
+# host counts each result once (devtools/check.sh, ktap_job).
+if [ -r "$UC_KSFT/ktap_helpers.sh" ]; then
+	. "$UC_KSFT/ktap_helpers.sh"
+fi
+
 # uc_seed: the seed of this run's random choices, uc.seed= on the kernel
 # command line (make check passes UC_SEED), 1 without one.  The init
 # prints it on its UC-BEGIN line.

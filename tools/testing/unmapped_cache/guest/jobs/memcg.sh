@@ -13,21 +13,23 @@
 #             within 64 KiB of its start, and the control: the same 8192
 #             pages faulted outside the cgroup succeed, so the limit was the
 #             cgroup's and not the machine's
-# Prints
-#   UC-MEMCG step=NAME cache=on|off ... ok=0|1
-#   UC-MEMCG-END rc=N
+#   verify    (cache on) no page of the cache mapped where it must not
+#             be, and no call refused as bad input (jobs/lib.sh, uc_verify)
+# Reports in KTAP (jobs/lib.sh), a result per step.
 . "$UC_DIR/jobs/lib.sh"
 
 cg=/sys/fs/cgroup
 if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
-rc=0
+booted=on
+grep -q 'unmapped_cache=off' /proc/cmdline && booted=off
 
+ktap_print_header
+if [ $cache = on ]; then ktap_set_plan 3; else ktap_set_plan 2; fi
+[ $cache = $booted ] || ktap_exit_fail_msg "booted with the cache $booted, but it is $cache"
 mkdir -p $cg
 if ! mount -t cgroup2 none $cg || ! echo +memory > $cg/cgroup.subtree_control ||
    ! mkdir $cg/uc; then
-	echo "memcg: no cgroup2 with the memory controller"
-	echo "UC-MEMCG-END rc=1"
-	exit 1
+	ktap_exit_fail_msg "no cgroup2 with the memory controller"
 fi
 
 # in_cg CMD...: run CMD as a member of the test cgroup (the shell that
@@ -93,9 +95,11 @@ ok=1
 [ -e /run/tmp/memcg.held ] && [ $st -eq 0 ] || ok=0
 [ $grew -ge $((pages * 4096)) ] && [ $grew -lt $((pages * 4096 + 1048576)) ] || ok=0
 [ $left -le 65536 ] && [ $left -ge -65536 ] || ok=0
-cat /run/tmp/memcg.out
-echo "UC-MEMCG step=charged cache=$cache pages=$pages status=$st current_start=$cur0 grew_while_held=$grew left_after=$left ok=$ok"
-[ $ok -eq 1 ] || rc=1
+sed 's/^/# /' /run/tmp/memcg.out
+d="cache $cache: charged: $pages secret pages held in a cgroup grew its memory.current by $grew bytes"
+d="$d (the pages and less than 1 MiB more, the blocks charged to nobody), status $st,"
+d="$d $left bytes left after they were freed (within 64 KiB)"
+if [ $ok -eq 1 ]; then ktap_test_pass "$d"; else ktap_test_fail "$d"; fi
 
 # limit: 32 MiB of secret pages against a 16 MiB limit.
 pages=8192
@@ -113,11 +117,14 @@ ok=1
 [ $st -ne 0 ] || ok=0
 [ $left -le 65536 ] && [ $left -ge -65536 ] || ok=0
 [ $control -eq 0 ] || ok=0
-tail -n 2 /run/tmp/memcg.out
-echo "UC-MEMCG step=limit cache=$cache pages=$pages max=16M status=$st oom_kills=+$kills left_after=$left control_status=$control ok=$ok"
-[ $ok -eq 1 ] || rc=1
+tail -n 2 /run/tmp/memcg.out | sed 's/^/# /'
+d="cache $cache: limit: $pages secret pages against memory.max=16M stopped the task"
+d="$d (status $st, oom_kill +$kills), $left bytes left after (within 64 KiB),"
+d="$d the same pages outside the cgroup faulted (status $control)"
+if [ $ok -eq 1 ]; then ktap_test_pass "$d"; else ktap_test_fail "$d"; fi
 
 rmdir $cg/uc
-uc_verify memcg || rc=1
-echo "UC-MEMCG-END rc=$rc"
-exit $rc
+[ $cache = off ] ||
+	ktap_test_result "cache on: verify: no page of the cache mapped where it must not be, no bad call refused" \
+		uc_verify memcg
+ktap_finished

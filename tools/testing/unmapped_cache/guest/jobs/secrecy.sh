@@ -22,15 +22,18 @@
 #   newblock  after a drain gave every free block back, enough pages to
 #             need new blocks (evidence: blocks released, then blocks
 #             grabbed grew)
-# Each step prints
-#   UC-SECRECY step=NAME pages=N nonzero=0 cache=on|off [evidence KEY=VALUE...]
-# and the job fails if a step saw a non-zero page, a process failed, or
-# the step's evidence is missing.  The periodic reaper is off meanwhile,
+# Each step is a KTAP result (jobs/lib.sh), with its evidence:
+#   ok N cache on|off: STEP: N secret pages read as zeroes on first touch [KEY=VALUE...]
+# and fails if a process failed, a page was not zero, or the step's
+# evidence is missing; with the cache on, two more: fresh's pages were
+# all given back and cleared by the page cache, and uc_verify.  The periodic reaper is off meanwhile,
 # so that blocks go back only when a step makes them.  With
 # unmapped_cache=off the steps run the same on the stock secretmem path
 # (which zeroes pages too) and only the CPU evidence is checked.
 # Needs 2 CPUs or more.
 . "$UC_DIR/jobs/lib.sh"
+
+ktap_print_header
 
 dbg=/sys/kernel/debug/unmapped_cache
 reap=/sys/module/unmapped_cache/parameters/reap_interval_ms
@@ -38,7 +41,8 @@ cpu1=/sys/devices/system/cpu/cpu1/online
 pages=${UC_SECRECY_PAGES:-1024}
 procs=4
 if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
-echo "UC-SECRECY-BEGIN cache=$cache procs=$procs pages_per_proc=$pages cpus=$(grep -c ^processor /proc/cpuinfo)"
+if [ $cache = on ]; then ktap_set_plan 9; else ktap_set_plan 7; fi
+ktap_print_msg "cache=$cache procs=$procs pages_per_proc=$pages cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 # none_stat NAME: counter NAME summed over the NONE arenas (0 if off).
 none_stat() {
@@ -69,7 +73,7 @@ fault() {
 	done
 	r=0
 	for pid in $pids; do wait "$pid" || r=1; done
-	cat /run/tmp/secrecy.out.* | grep -v 'pages faulted'
+	cat /run/tmp/secrecy.out.* | grep -v 'pages faulted' | sed 's/^/# /'
 	FAULTED=$(cat /run/tmp/secrecy.out.* | sed -n 's/.*: \([0-9]*\) pages faulted.*/\1/p' |
 		  awk '{ s += $1 } END { print s + 0 }')
 	NONZERO=$(cat /run/tmp/secrecy.out.* | sed -n 's/.*nonzero=\([0-9]*\).*/\1/p' |
@@ -78,10 +82,11 @@ fault() {
 	return $r
 }
 
-# report STEP OK KEY=VALUE...: the step's line, with the evidence (one
-# word per argument); fails the job unless the processes succeeded (OK=0)
-# and saw only zeroes.
-rc=0
+# report STEP OK KEY=VALUE...: the step's evidence (one word per
+# argument); the step fails unless the processes succeeded (OK=0) and saw
+# only zeroes.  need adds evidence to check; step_result prints the
+# step's KTAP result.
+bad=0
 report() {
 	step=$1 ok=$2
 	shift 2
@@ -90,11 +95,16 @@ report() {
 		# Off, the cache's counters do not exist: keep the CPU's only.
 		case "$cache,$w" in on,*|off,offline=*|off,online=*) evidence="$evidence $w" ;; esac
 	done
-	echo "UC-SECRECY step=$step pages=$FAULTED nonzero=$NONZERO cache=$cache$evidence"
 	if [ "$ok" -ne 0 ] || [ "$NONZERO" -ne 0 ]; then
-		echo "secrecy: $step: a process failed or a page was not zero at first touch"
-		rc=1
+		ktap_print_msg "$step: a process failed or a page was not zero at first touch"
+		bad=1
 	fi
+}
+step_result() {
+	d="cache $cache: $step: $FAULTED secret pages read as zeroes on first touch"
+	d="$d (nonzero=$NONZERO$evidence)"
+	if [ $bad -eq 0 ]; then ktap_test_pass "$d"; else ktap_test_fail "$d"; fi
+	bad=0
 }
 
 # need STEP WHAT CONDITION...: check a piece of evidence (cache on only).
@@ -103,8 +113,8 @@ need() {
 	shift 2
 	[ $cache = on ] || return 0
 	if ! test "$@"; then
-		echo "secrecy: $step: no evidence: $what"
-		rc=1
+		ktap_print_msg "$step: no evidence: $what"
+		bad=1
 	fi
 }
 
@@ -118,9 +128,17 @@ put0=$(uc_stat 'pages given back by their page cache')
 grabbed0=$(uc_stat 'blocks grabbed')
 fault; ok=$?
 put=$(( $(uc_stat 'pages given back by their page cache') - put0 ))
-report fresh $ok "grabbed=+$(( $(uc_stat 'blocks grabbed') - grabbed0 ))" \
-	"given_back_by_page_cache=+$put"
-need fresh "not every freed page was given back by the page cache" "$put" -eq "$FAULTED"
+report fresh $ok "grabbed=+$(( $(uc_stat 'blocks grabbed') - grabbed0 ))"
+step_result
+if [ $cache = on ]; then
+	d="cache on: fresh: all $put of the $FAULTED freed secret pages were given back and cleared"
+	d="$d when they left the page cache, before the processes' exit completed"
+	if [ "$put" -eq "$FAULTED" ] && [ "$put" -gt 0 ]; then
+		ktap_test_pass "$d"
+	else
+		ktap_test_fail "$d"
+	fi
+fi
 
 # (a) Plain re-fault: the pages freed above come from the magazines.
 hits0=$(none_stat 'magazine alloc hits')
@@ -128,6 +146,7 @@ fault; ok=$?
 hits=$(( $(none_stat 'magazine alloc hits') - hits0 ))
 report refault $ok "mag_hits=+$hits"
 need refault "no page came from a magazine" "$hits" -gt 0
+step_result
 
 # (b) After a drain: magazines emptied, depot
 # emptied, every block without a live chunk given back.
@@ -141,11 +160,13 @@ report drain $ok "released=+$released" "mag_pages_after_drain=$mags" \
 	"grabbed=+$(( $(uc_stat 'blocks grabbed') - grabbed0 ))"
 need drain "the drain released no block" "$released" -gt 0
 need drain "pages left in the magazines after the drain" "$mags" -eq 0
+step_result
 
 # (c) CPU hotplug between writing and re-faulting: the pages are written
 # and freed on CPU 1, whose magazines go to the depot when it dies.
 fault 1; ok=$?
 report hotplug-write $ok
+step_result
 mags_before=$(none_stat 'pages in magazines')
 offline=no online=no
 if [ -w $cpu1 ] && echo 0 > $cpu1 && [ "$(cat $cpu1)" = 0 ]; then
@@ -157,9 +178,10 @@ fault 1; ok=$?
 report hotplug $ok "offline=$offline" "online=$online" \
 	"mag_pages_before=$mags_before" "mag_pages_offline=${mags_offline:--}"
 if [ $offline != yes ] || [ $online != yes ]; then
-	echo "secrecy: hotplug: no evidence: CPU 1 did not go offline and back online"
-	rc=1
+	ktap_print_msg "hotplug: no evidence: CPU 1 did not go offline and back online"
+	bad=1
 fi
+step_result
 
 # (d) Memory pressure: the shrinker gives blocks back (drop_caches runs
 # every shrinker as well, as in jobs/pressure.sh).
@@ -170,6 +192,7 @@ released=$(( $(uc_stat 'blocks released') - released0 ))
 fault; ok=$?
 report pressure $ok "released=+$released"
 need pressure "the shrinker released no block" "$released" -gt 0
+step_result
 
 # (e) Blocks go back, new ones come: drain, then fault more pages than a
 # block holds.
@@ -182,8 +205,10 @@ grabbed=$(( $(uc_stat 'blocks grabbed') - grabbed0 ))
 report newblock $ok "released=+$released" "grabbed=+$grabbed"
 need newblock "the drain released no block" "$released" -gt 0
 need newblock "no new block was grabbed" "$grabbed" -gt 0
+step_result
 
 [ -n "$old_reap" ] && echo "$old_reap" > $reap
-uc_verify secrecy || rc=1
-echo "UC-SECRECY-END cache=$cache rc=$rc"
-exit $rc
+[ $cache = off ] ||
+	ktap_test_result "cache on: verify: no page of the cache mapped where it must not be, no bad call refused" \
+		uc_verify secrecy
+ktap_finished
