@@ -751,47 +751,11 @@ sec_hwpoison() {
 	# Hardware poison on the cache's pages (jobs/hwpoison.sh): a secretmem
 	# page in use, a free page on top of a magazine and a free page of an
 	# otherwise free block, each poisoned through hwpoison-inject; none of
-	# them is ever handed out again or mapped in the direct map.
+	# them is ever handed out again or mapped in the direct map.  The job
+	# decides and reports in KTAP.
 	log=$UC_GUEST/logs/hwpoison.log
 	guest "hwpoison job" "$log" --timeout 600 --smp 2 hwpoison
-	hw() { grep -a "^UC-HWPOISON $1" "$log" | head -1 | tr -d '\r'; }
-	line=$(hw step=control)
-	case "$line" in *reused=1*)
-		pass "guest: hwpoison control: the last page freed on a CPU is the first taken there ($line)" ;;
-	*)	fail "guest: hwpoison control: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(hw step=inuse)
-	case "$line" in *sigbus=1\ intact=63\ of\ 63*ok=1)
-		pass "guest: a poisoned secretmem page in use: SIGBUS on that page only, every other page intact ($line)" ;;
-	*)	fail "guest: poisoned secretmem page in use: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(hw step=magazine)
-	case "$line" in *set_aside=+2\ handed_out=0\ ok=1)
-		pass "guest: a page poisoned in a magazine, and the poisoned in-use page once its file let go, are set aside, not handed out ($line)" ;;
-	*)	fail "guest: page poisoned in a magazine: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(hw step=hibernate)
-	case "$line" in *disk_while_held=0\ disk_after=1\ ok=1)
-		pass "guest: once the poisoned secret page's file is gone, hibernation is offered again; not while secret pages are held ($line)" ;;
-	*)	fail "guest: hibernation after a poisoned secret page: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(hw step=block)
-	case "$line" in *blocks_kept=+1\ ok=1)
-		pass "guest: a free block with a poisoned page is kept out of the direct map by the drain ($line)" ;;
-	*)	fail "guest: free block with a poisoned page: ${line:-no line} (log: $log)" ;;
-	esac
-	line="$(hw step=all) $(hw verify)"
-	case "$line" in *poisoned_handed_out=0\ ok=1*poisoned=3\ dm_present=0)
-		pass "guest: none of the 3 poisoned pages handed out again, all 3 still out of the direct map ($line)" ;;
-	*)	fail "guest: poisoned pages afterwards: ${line:- no line} (log: $log)" ;;
-	esac
-	line=$(hw step=unpoison)
-	case "$line" in *refused=3\ poisoned=3\ dm_present=0\ handed_out=0\ ok=1)
-		pass "guest: unpoison-pfn of the 3 pages is refused while the cache holds them, and after a drain none is in the direct map or handed out ($line)" ;;
-	*)	fail "guest: unpoison of the cache's poisoned pages: ${line:-no line} (log: $log)" ;;
-	esac
-	[ $job_rc -eq 0 ] && grep -aq '^UC-HWPOISON-END rc=0' "$log" ||
-		fail "guest: hwpoison job (status $job_rc, log: $log): $(grep -a '^hwpoison:' "$log" | head -3 | tr -d '\r')"
+	ktap_job "hwpoison job" "$log"
 	splat_scan "guest: hwpoison job" "$log"
 }
 
@@ -857,60 +821,12 @@ sec_numa() {
 	# A two-node guest (jobs/numa.sh): secret pages land on the node of
 	# the CPU that takes them (>= 99 %) or the node the task's memory
 	# policy names, go back to the arena of their node whichever CPU frees
-	# them, and reclaim on one node shrinks only that node's blocks.
+	# them, and reclaim on one node shrinks only that node's blocks.  The
+	# job decides and reports in KTAP.
 	log=$UC_GUEST/logs/numa.log
 	guest "NUMA job (2 nodes)" "$log" --timeout 600 --smp 2 --numa 2 --mem 1024 \
 		--append unmapped_cache.reap_interval_ms=0 numa
-	nu() { grep -a "^UC-NUMA $1" "$log" | head -1 | tr -d '\r'; }
-	line=$(nu topology)
-	case "$line" in *nodes=2\ cpu0=0\ cpu1=1)
-		pass "guest: NUMA job: 2 nodes, CPU 0 on node 0 and CPU 1 on node 1 ($line)" ;;
-	*)	fail "guest: NUMA job topology: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=local)
-	case "$line" in *pages=2048\ *ok=1)
-		pass "guest: secret pages on the allocating CPU's node, >= 99 % ($line)" ;;
-	*)	fail "guest: secret pages on the local node: ${line:-no line} (log: $log)" ;;
-	esac
-	for step in bind preferred interleave; do
-		line=$(nu step=$step)
-		case "$line" in *ok=1)
-			pass "guest: secret pages follow the task's MPOL_${step^^} policy, from the cache ($line)" ;;
-		*)	fail "guest: secret pages with MPOL_${step^^}: ${line:-no line} (log: $log)" ;;
-		esac
-	done
-	line=$(nu step=cpuset)
-	case "$line" in *node0=0\ node1=512\ *cached1=512\ *ok=1)
-		pass "guest: secret pages of a task whose cpuset allows node 1 only come from node 1's arena, from CPU 0 ($line)" ;;
-	*)	fail "guest: secret pages in a cpuset of node 1: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=home1)
-	case "$line" in *back0=0\ back1=1536\ *ok=1)
-		pass "guest: node 1 pages freed on CPU 0 go back to node 1's arena, none to node 0's ($line)" ;;
-	*)	fail "guest: node 1 pages freed on CPU 0: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=home0)
-	case "$line" in *back0=1536\ back1=0\ *ok=1)
-		pass "guest: control: node 0 pages freed on CPU 1 go back to node 0's arena, none to node 1's ($line)" ;;
-	*)	fail "guest: node 0 pages freed on CPU 1: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=module1)
-	case "$line" in *ok=1)
-		pass "guest: a module loaded from CPU 1 takes its text, rodata and data from node 1's caches, none from node 0's ($line)" ;;
-	*)	fail "guest: module loaded from CPU 1: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=module0)
-	case "$line" in *ok=1)
-		pass "guest: control: a module loaded from CPU 0 takes them from node 0's caches only ($line)" ;;
-	*)	fail "guest: module loaded from CPU 0: ${line:-no line} (log: $log)" ;;
-	esac
-	line=$(nu step=shrink)
-	case "$line" in *ok=1)
-		pass "guest: reclaim on node 1 gives back node 1's blocks and keeps node 0's ($line)" ;;
-	*)	fail "guest: per-node shrinker: ${line:-no line} (log: $log)" ;;
-	esac
-	[ $job_rc -eq 0 ] && grep -aq '^UC-NUMA-END rc=0' "$log" ||
-		fail "guest: NUMA job (status $job_rc, log: $log): $(grep -a '^numa:' "$log" | head -3 | tr -d '\r')"
+	ktap_job "NUMA job" "$log"
 	splat_scan "guest: NUMA job" "$log"
 }
 

@@ -20,29 +20,27 @@
 # Positive control first: without poison, the last page a process on CPU 0
 # freed is the first one the next process there gets, so its absence
 # later means something.  Then a process takes every page the NONE arena
-# has free, and more, and must get none of the three.  Prints
-#   UC-HWPOISON step=NAME pfn=PFN ... ok=0|1
-#   UC-HWPOISON verify ... poisoned=N dm_present=0
-#   UC-HWPOISON-END rc=N
-# and fails on any missing piece of evidence.
+# has free, and more, and must get none of the three (step all, with the
+# verify file's count of poisoned pages).  A KTAP result per step
+# (jobs/lib.sh), and uc_verify's; a step fails on any missing piece of
+# evidence.
 . "$UC_DIR/jobs/lib.sh"
+
+ktap_print_header
+ktap_set_plan 8
 
 dbg=/sys/kernel/debug/unmapped_cache
 inject=/sys/kernel/debug/hwpoison/corrupt-pfn
 reap=/sys/module/unmapped_cache/parameters/reap_interval_ms
 out=/run/tmp/hwpoison
-rc=0
 mkdir -p $out
 
 bad() {
-	echo "hwpoison: $*"
-	rc=1
+	ktap_print_msg "hwpoison: $*"
 }
 
 if [ ! -r $dbg/blocks ] || [ ! -w $inject ]; then
-	echo "hwpoison: needs the cache on and hwpoison-inject"
-	echo "UC-HWPOISON-END rc=1"
-	exit 1
+	ktap_exit_fail_msg "hwpoison: needs the cache on and hwpoison-inject"
 fi
 old_reap=$(cat $reap 2>/dev/null)
 [ -n "$old_reap" ] && echo 0 > $reap
@@ -74,20 +72,22 @@ last=$(last_pfn control-a)
 run control-b 64 || bad "control: secret_pfns failed"
 first=$(pfn_of control-b 0)
 [ -n "$last" ] && [ "$first" = "$last" ] && reused=1 || reused=0
-echo "UC-HWPOISON step=control last_freed=$last first_taken=$first reused=$reused"
 [ $reused = 1 ] || bad "control: the last page freed on CPU 0 was not the first one taken"
+uc_ktap $reused "control: the last page freed on CPU 0 is the first taken there (last_freed=$last first_taken=$first)"
 
 # inuse: poison page 5 of a mapped secretmem file.
 run inuse --poison 5 64
 inuse_rc=$?
 p1=$(pfn_of inuse 5)
 line=$(grep 'secret_pfns: poisoned' $out/inuse)
-grep -v '^pfn ' $out/inuse | sed 's/^/    /'
-echo "    secret_pfns exit status $inuse_rc"
+grep -v '^pfn ' $out/inuse | sed 's/^/# /'
+ktap_print_msg "secret_pfns exit status $inuse_rc"
 mf=$(dmesg | grep -c "Memory failure: $p1:")
-echo "UC-HWPOISON step=inuse ${line#secret_pfns: poisoned } memory_failure_lines=$mf ok=$(( inuse_rc == 0 && mf > 0 ))"
 [ $inuse_rc = 0 ] || bad "inuse: no SIGBUS on the poisoned page, or another page lost its data"
 [ "$mf" -gt 0 ] || bad "inuse: memory_failure() did not report $p1"
+ok=0
+case "$line" in *sigbus=1\ intact=63\ of\ 63*) [ $inuse_rc = 0 ] && [ "$mf" -gt 0 ] && ok=1 ;; esac
+uc_ktap $ok "inuse: a poisoned secretmem page in use: SIGBUS on that page only, every other page intact (${line#secret_pfns: poisoned } memory_failure_lines=$mf)"
 
 # magazine: the last page control-b's successor frees on CPU 0.
 set_aside0=$(none_stat 'pages set aside for hardware poison')
@@ -102,9 +102,9 @@ has_pfn after-magazine "$p2" && handed=1 || handed=0
 # before, which its file gave back to the cache (cleared of nothing: it is
 # poisoned) when secret_pfns exited, at the first allocation here, and
 # this one.
-echo "UC-HWPOISON step=magazine pfn=$p2 set_aside=+$set_aside handed_out=$handed ok=$(( set_aside == 2 && handed == 0 ))"
 [ "$set_aside" = 2 ] || bad "magazine: the poisoned pages were not both set aside"
 [ $handed = 0 ] || bad "magazine: the poisoned page was handed out"
+uc_ktap $(( set_aside == 2 && handed == 0 )) "magazine: a page poisoned in a magazine, and the poisoned in-use page once its file let go, are set aside, not handed out (pfn=$p2 set_aside=+$set_aside handed_out=$handed)"
 
 # hibernate: the poisoned in-use page's file is gone and the page set
 # aside, so no secret page is live: hibernation is available again
@@ -119,9 +119,9 @@ grep -qw disk /sys/power/state && disk_held=1 || disk_held=0
 kill $holder
 wait $holder
 grep -qw disk /sys/power/state && disk_after=1 || disk_after=0
-echo "UC-HWPOISON step=hibernate disk_while_held=$disk_held disk_after=$disk_after ok=$(( disk_held == 0 && disk_after == 1 ))"
 [ $disk_held = 0 ] || bad "hibernate: hibernation offered while secret pages are in use"
 [ $disk_after = 1 ] || bad "hibernate: hibernation still refused once no secret page is live"
+uc_ktap $(( disk_held == 0 && disk_after == 1 )) "hibernate: once the poisoned secret page's file is gone, hibernation is offered again; not while secret pages are held (disk_while_held=$disk_held disk_after=$disk_after)"
 
 # block: a free page of a block that the drain will find entirely free:
 # one whose 512 pages all went to this process (so no module text or
@@ -135,8 +135,8 @@ if [ -n "$p3" ]; then
 	echo 1 > $dbg/drain
 fi
 kept=$(( $(uc_stat 'blocks kept for a poisoned page now') - kept0 ))
-echo "UC-HWPOISON step=block pfn=${p3:-none} blocks_kept=+$kept ok=$(( kept == 1 ))"
 [ "$kept" = 1 ] || bad "block: the block with the poisoned page was not kept"
+uc_ktap $(( kept == 1 )) "block: a free block with a poisoned page is kept out of the direct map by the drain (pfn=${p3:-none} blocks_kept=+$kept)"
 
 # Take everything the NONE arena has free, and more: none of the three.
 free=$(( $(none_stat 'pages free in tree') + $(none_stat 'pages in magazines') + $(none_stat 'pages in depot') ))
@@ -144,15 +144,16 @@ run all $(( free + 1024 )) || bad "all: secret_pfns failed"
 n=$(grep -c '^pfn ' $out/all)
 hits=0
 for p in $p1 $p2 $p3; do has_pfn all "$p" && hits=$((hits + 1)); done
-echo "UC-HWPOISON step=all pages=$n poisoned_handed_out=$hits ok=$(( hits == 0 && n > free ))"
 [ $hits = 0 ] || bad "all: a poisoned page was handed out"
 
 v=$(cat $dbg/verify)
 poisoned=$(echo "$v" | sed -n 's/.* poisoned=\([0-9]*\).*/\1/p')
 dm=$(echo "$v" | sed -n 's/.* dm_present=\([0-9]*\) .*/\1/p')
-echo "UC-HWPOISON verify poisoned=$poisoned dm_present=$dm"
 [ "$poisoned" = 3 ] || bad "verify: $poisoned poisoned pages in the cache's blocks, not 3"
 [ "$dm" = 0 ] || bad "verify: $dm pages of the blocks are in the direct map"
+ok=0
+[ $hits = 0 ] && [ "$n" -gt "$free" ] && [ "$poisoned" = 3 ] && [ "$dm" = 0 ] && ok=1
+uc_ktap $ok "all: none of the 3 poisoned pages handed out again to a process that took all $free free pages and more, all 3 still out of the direct map (pages=$n poisoned_handed_out=$hits poisoned=$poisoned dm_present=$dm)"
 
 # unpoison: hwpoison-inject's unpoison-pfn on the three pages, then a
 # drain: unpoison_memory() finds the cache's own references and leaves
@@ -170,12 +171,12 @@ dm=$(echo "$v" | sed -n 's/.* dm_present=\([0-9]*\) .*/\1/p')
 run again $(( free + 1024 )) || bad "unpoison: secret_pfns failed"
 hits=0
 for p in $p1 $p2 $p3; do has_pfn again "$p" && hits=$((hits + 1)); done
-echo "UC-HWPOISON step=unpoison refused=$refused poisoned=$poisoned dm_present=$dm handed_out=$hits ok=$(( refused == 3 && poisoned == 3 && dm == 0 && hits == 0 ))"
 [ "$refused" = 3 ] || bad "unpoison: $((3 - refused)) of the 3 pages unpoisoned while the cache holds them"
 [ "$poisoned" = 3 ] && [ "$dm" = 0 ] || bad "unpoison: after the drain, poisoned=$poisoned dm_present=$dm"
 [ $hits = 0 ] || bad "unpoison: a poisoned page was handed out"
+uc_ktap $(( refused == 3 && poisoned == 3 && dm == 0 && hits == 0 )) "unpoison: unpoison-pfn of the 3 pages is refused while the cache holds them, and after a drain none is in the direct map or handed out (refused=$refused poisoned=$poisoned dm_present=$dm handed_out=$hits)"
 
 [ -n "$old_reap" ] && echo "$old_reap" > $reap
-uc_verify hwpoison || rc=1
-echo "UC-HWPOISON-END rc=$rc"
-exit $rc
+ktap_test_result "verify: no page of the cache mapped where it must not be, no bad call refused" \
+	uc_verify hwpoison
+ktap_finished

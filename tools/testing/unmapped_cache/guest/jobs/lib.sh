@@ -11,6 +11,10 @@
 if [ -r "$UC_KSFT/ktap_helpers.sh" ]; then
 	. "$UC_KSFT/ktap_helpers.sh"
 fi
+# uc_ktap OK DESC: the result DESC, passed if OK is 1.
+uc_ktap() {
+	if [ "$1" = 1 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
+}
 
 # uc_seed: the seed of this run's random choices, uc.seed= on the kernel
 # command line (make check passes UC_SEED), 1 without one.  The init

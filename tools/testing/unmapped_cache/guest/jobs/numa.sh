@@ -23,21 +23,19 @@
 #   shrink    a process bound to node 1 takes memory until reclaim on
 #             node 1 runs: the cache gives back blocks of node 1 and keeps
 #             every block of node 0
-# Prints
-#   UC-NUMA topology nodes=N cpu0=N cpu1=N
-#   UC-NUMA step=NAME ... ok=0|1
-#   UC-NUMA-END rc=N
+# A KTAP result (jobs/lib.sh) for the topology and for each step.
 . "$UC_DIR/jobs/lib.sh"
+
+ktap_print_header
+ktap_set_plan 11
 
 dbg=/sys/kernel/debug/unmapped_cache
 sysnode=/sys/devices/system/node
 out=/run/tmp/numa
-rc=0
 mkdir -p $out
 
 bad() {
-	echo "numa: $*"
-	rc=1
+	ktap_print_msg "numa: $*"
 }
 
 # nvm NODE KEY: a counter of the node's vmstat, per-CPU deltas folded.
@@ -69,18 +67,15 @@ probe() {
 }
 
 if [ ! -r $dbg/arena/none-node1 ] || [ ! -r $sysnode/node1/vmstat ]; then
-	echo "numa: needs the cache on and a second node with memory"
-	ls $sysnode $dbg/arena 2>&1 | tr '\n' ' '
-	echo
-	echo "UC-NUMA-END rc=1"
-	exit 1
+	ktap_print_msg "$(ls $sysnode $dbg/arena 2>&1 | tr '\n' ' ')"
+	ktap_exit_fail_msg "numa: needs the cache on and a second node with memory"
 fi
 cpu0=$(ls -d $sysnode/node*/cpu0 | sed 's|.*/node\([0-9]*\)/.*|\1|')
 cpu1=$(ls -d $sysnode/node*/cpu1 | sed 's|.*/node\([0-9]*\)/.*|\1|')
 nodes=$(ls -d $sysnode/node[0-9]* | wc -l)
-echo "UC-NUMA topology nodes=$nodes cpu0=$cpu0 cpu1=$cpu1"
-[ "$nodes" = 2 ] && [ "$cpu0" = 0 ] && [ "$cpu1" = 1 ] ||
-	bad "topology: want 2 nodes, CPU 0 on node 0 and CPU 1 on node 1"
+ok=0
+[ "$nodes" = 2 ] && [ "$cpu0" = 0 ] && [ "$cpu1" = 1 ] && ok=1
+uc_ktap $ok "topology: 2 nodes, CPU 0 on node 0 and CPU 1 on node 1 (nodes=$nodes cpu0=$cpu0 cpu1=$cpu1)"
 
 echo 1 > $dbg/drain
 
@@ -89,15 +84,14 @@ probe local0 --cpu 0 1024
 l0=$pline
 probe local1 --cpu 1 1024
 l1=$pline
-echo "$l0"
-echo "$l1"
+ktap_print_msg "$l0"
+ktap_print_msg "$l1"
 local_pages=$(( $(field "$l0" node0) + $(field "$l1" node1) ))
 total=$(( $(field "$l0" pages) + $(field "$l1" pages) ))
 share=$(( local_pages * 1000 / (total > 0 ? total : 1) ))
 ok=0
 [ $total -eq 2048 ] && [ $share -ge 990 ] && ok=1
-echo "UC-NUMA step=local pages=$total local=$local_pages permille=$share ok=$ok"
-[ $ok = 1 ] || bad "local: $local_pages of $total pages on the allocating CPU's node"
+uc_ktap $ok "local: secret pages on the allocating CPU's node, at least 99 % (pages=$total local=$local_pages permille=$share)"
 
 # snap: the NONE arenas' free pages and the pages handed out, per node.
 snap() {
@@ -151,15 +145,13 @@ policy bind --cpu 0 --policy bind 1 512
 n1=$(field "$line" node1)
 ok=0
 [ "$n1" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
-echo "UC-NUMA step=bind $line ok=$ok"
-[ $ok = 1 ] || bad "bind: not all 512 pages from the cache on node 1"
+uc_ktap $ok "bind: all 512 secret pages of an MPOL_BIND task on node 1 come from node 1's arena ($line)"
 
 policy preferred --cpu 0 --policy preferred 1 512
 n1=$(field "$line" node1)
 ok=0
 [ "$n1" -ge 507 ] && [ "$(field "$line" cached1)" -ge 507 ] && ok=1
-echo "UC-NUMA step=preferred $line ok=$ok"
-[ $ok = 1 ] || bad "preferred: fewer than 99 % of 512 pages from the cache on node 1"
+uc_ktap $ok "preferred: at least 99 % of 512 secret pages of an MPOL_PREFERRED task come from node 1's arena ($line)"
 
 policy interleave --cpu 0 --policy interleave 0,1 512
 n0=$(field "$line" node0)
@@ -169,8 +161,7 @@ c1=$(field "$line" cached1)
 ok=0
 [ "$n0" -ge 128 ] && [ "$n1" -ge 128 ] && [ $((n0 + n1)) = 512 ] &&
 	[ $((c0 + c1)) = 512 ] && ok=1
-echo "UC-NUMA step=interleave $line ok=$ok"
-[ $ok = 1 ] || bad "interleave: want both nodes >= 128 of 512 pages, all from the cache"
+uc_ktap $ok "interleave: 512 secret pages of an MPOL_INTERLEAVE task, at least 128 on each node, all from the cache ($line)"
 
 # cpuset: the probe runs in a cgroup whose cpuset.mems is node 1.
 cg=/sys/fs/cgroup
@@ -186,8 +177,7 @@ else
 fi
 ok=0
 [ "$(field "$line" node1)" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
-echo "UC-NUMA step=cpuset $line ok=$ok"
-[ $ok = 1 ] || bad "cpuset: not all 512 pages from the cache on node 1, the only node the cpuset allows"
+uc_ktap $ok "cpuset: secret pages of a task whose cpuset allows node 1 only come from node 1's arena, from CPU 0 ($line)"
 rmdir $cg/uc-node1 2>/dev/null
 
 # home ON OFF: 1536 pages taken on CPU ON, freed on CPU OFF: from the
@@ -208,15 +198,13 @@ ok=0
 [ "$(field "$line" node1)" = 1536 ] && [ "$(field "$line" back1)" = 1536 ] &&
 	[ "$(field "$line" back0)" = 0 ] &&
 	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
-echo "UC-NUMA step=home1 $line ok=$ok"
-[ $ok = 1 ] || bad "home1: pages of node 1 freed on CPU 0 did not all go back to node 1's arena"
+uc_ktap $ok "home1: node 1 pages freed on CPU 0 go back to node 1's arena, none to node 0's ($line)"
 home 0 1
 ok=0
 [ "$(field "$line" node0)" = 1536 ] && [ "$(field "$line" back0)" = 1536 ] &&
 	[ "$(field "$line" back1)" = 0 ] &&
 	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
-echo "UC-NUMA step=home0 $line ok=$ok"
-[ $ok = 1 ] || bad "home0: pages of node 0 freed on CPU 1 did not all go back to node 0's arena"
+uc_ktap $ok "home0: control: node 0 pages freed on CPU 1 go back to node 0's arena, none to node 1's ($line)"
 
 # module ON: uc_testmod_a loaded from CPU ON; while it is loaded, the
 # pages each node's ROX, RO and NONE caches have handed out, against
@@ -239,7 +227,7 @@ modstep() {
 		line="$line ${k}1=+$(( $(nvm 1 nr_unmapped_cache_$k) - $2 ))"
 		shift 2
 	done
-	rmmod uc_testmod_a || bad "module: rmmod failed"
+	rmmod uc_testmod_a || { bad "module: rmmod failed"; line="$line rmmod=failed"; }
 }
 for on in 1 0; do
 	off=$((1 - on))
@@ -254,8 +242,8 @@ for on in 1 0; do
 		# freed meanwhile (deferred unmaps of execmem memory).
 		[ "${v:-0}" -gt 0 ] 2>/dev/null && [ "${w:-1}" -le 0 ] 2>/dev/null || ok=0
 	done
-	echo "UC-NUMA step=module$on $line ok=$ok"
-	[ $ok = 1 ] || bad "module$on: want text, rodata and data from node $on's caches only"
+	case "$line" in *rmmod=failed*) ok=0 ;; esac
+	uc_ktap $ok "module$on: a module loaded from CPU $on takes its text, rodata and data from node $on's caches, none from node $off's ($line)"
 done
 
 # shrink: reclaim on node 1 only.  Both nodes' arenas hold free blocks now.
@@ -267,14 +255,10 @@ hline=$("$UC_BIN/numa_probe" hog --node 1 --until-held-drops 2>&1)
 hrc=$?
 g0=$(nvm 0 nr_unmapped_cache_held)
 g1=$(nvm 1 nr_unmapped_cache_held)
-echo "$hline"
+ktap_print_msg "$hline"
 ok=0
 [ $hrc = 0 ] && [ $f0 -ge 1024 ] && [ $f1 -ge 1024 ] && [ $g1 -lt $h1 ] &&
 	[ $g0 -ge $h0 ] && ok=1
-echo "UC-NUMA step=shrink free0=$f0 free1=$f1 held0=$h0:$g0 held1=$h1:$g1 hog_rc=$hrc ok=$ok"
-[ $ok = 1 ] || bad "shrink: want node 1's holding down and node 0's kept"
-grep -E '^(nr_unmapped_cache|unmapped_cache)' /proc/vmstat | tr '\n' ' '
-echo
-
-echo "UC-NUMA-END rc=$rc"
-exit $rc
+uc_ktap $ok "shrink: reclaim on node 1 gives back node 1's blocks and keeps node 0's (free0=$f0 free1=$f1 held0=$h0:$g0 held1=$h1:$g1 hog_rc=$hrc)"
+ktap_print_msg "$(grep -E '^(nr_unmapped_cache|unmapped_cache)' /proc/vmstat | tr '\n' ' ')"
+ktap_finished
