@@ -10,7 +10,12 @@
 #  4. populate again and let the periodic reaper (every 500 ms) give the
 #     idle blocks back without any pressure.
 #  No level-2 split may have happened over the whole run.
+# Three KTAP results (jobs/lib.sh): the shrinker (steps 1-3), the direct
+# map over the whole run, the reaper (step 4).
 . "$UC_DIR/jobs/lib.sh"
+
+ktap_print_header
+ktap_set_plan 3
 
 dbg=/sys/kernel/debug/unmapped_cache
 nr=${UC_POPULATION:-2000}
@@ -19,7 +24,8 @@ max_blocks() { blocks_per_arena | awk 'BEGIN { m = 0 } $2 > m { m = $2 } END { p
 
 param=/sys/module/unmapped_cache/parameters/reap_interval_ms
 start=$(uc_snapshot)
-uc_measure population sh -c "echo $nr > $dbg/exercise_population" || exit 1
+uc_measure population sh -c "echo $nr > $dbg/exercise_population" ||
+	ktap_exit_fail_msg "population failed"
 echo "after population:"; blocks_per_arena | sed 's/^/  /'
 after_pop=$(max_blocks)
 
@@ -29,27 +35,40 @@ call_ipis() { awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s
 released=$(uc_stat 'blocks released')
 flushes=$(uc_stat 'magazine flushes sent to CPUs')
 ipis=$(call_ipis)
-interval=$(cat $param) || exit 1
+interval=$(cat $param) || ktap_exit_fail_msg "no $param"
 # The shrinker's scans, counted by its tracepoint.
 ev=/sys/kernel/debug/tracing/events/unmapped_cache/unmapped_cache_shrink/enable
 tr=/sys/kernel/debug/tracing/trace
 echo > $tr; echo 1 > $ev
 t0=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
-uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" || exit 1
+uc_measure pressure sh -c "$UC_BIN/hog 90; echo 3 > /proc/sys/vm/drop_caches" ||
+	ktap_exit_fail_msg "pressure failed"
 t1=$(awk '{ printf "%d", $1 * 100 }' /proc/uptime)
 echo 0 > $ev
 scans=$(grep -c 'unmapped_cache_shrink:' $tr)
-echo "UC-PRESSURE reap_interval_ms=$interval shrinker_released=$(( $(uc_stat 'blocks released') - released ))" \
-     "shrinker_scans=$scans mag_flushes=$(( $(uc_stat 'magazine flushes sent to CPUs') - flushes ))" \
-     "pressure_cs=$((t1 - t0)) cpus=$(grep -c ^processor /proc/cpuinfo) call_ipis=$(( $(call_ipis) - ipis ))"
+released=$(( $(uc_stat 'blocks released') - released ))
+flushes=$(( $(uc_stat 'magazine flushes sent to CPUs') - flushes ))
+cpus=$(grep -c ^processor /proc/cpuinfo)
+ipis=$(( $(call_ipis) - ipis ))
 echo "after pressure:"; blocks_per_arena | sed 's/^/  /'
 after_pressure=$(max_blocks)
+# Only the shrinker can have given the blocks back (the reaper was off),
+# the population left more than one block somewhere (so there was
+# something to give back), the tracepoint saw its scans, a scan asked
+# only the CPUs holding rounds of the node's arenas, at most once each,
+# and every arena was left with at most one block.
+ok=0
+[ "$interval" = 0 ] && [ $released -gt 0 ] && [ $scans -gt 0 ] &&
+	[ $flushes -le $((scans * cpus)) ] && [ "$after_pop" -gt 1 ] &&
+	[ "$after_pressure" -le 1 ] && ok=1
+uc_ktap $ok "shrinker: under memory pressure, with the reaper off (interval $interval ms), it gave $released blocks back in $scans traced scans and left at most 1 block per arena (most before $after_pop, after $after_pressure; $flushes magazine flushes on $cpus CPUs, $ipis call IPIs, $((t1 - t0)) cs)"
 
 # 4. the periodic reaper, without pressure: populate again, then let the
 #    reaper run every 500 ms; within a few intervals every arena must be
 #    down to one block (it needs one interval to see the arena idle).
-old_interval=$(cat $param) || exit 1
-uc_measure population2 sh -c "echo $nr > $dbg/exercise_population" || exit 1
+old_interval=$(cat $param) || ktap_exit_fail_msg "no $param"
+uc_measure population2 sh -c "echo $nr > $dbg/exercise_population" ||
+	ktap_exit_fail_msg "second population failed"
 after_pop2=$(max_blocks)
 echo 500 > $param
 waited=0
@@ -59,12 +78,19 @@ while [ "$(max_blocks)" -gt 1 ] && [ $waited -lt 20000 ]; do
 done
 echo "$old_interval" > $param
 echo "after idling with the reaper every 500 ms:"; blocks_per_arena | sed 's/^/  /'
-echo "UC-REAPER max_blocks_after_population=$after_pop2 max_blocks_after_idle=$(max_blocks) waited_ms=$waited"
+after_idle=$(max_blocks)
 end=$(uc_snapshot)
 
-echo "UC-PRESSURE max_blocks_after_population=$after_pop max_blocks_after_pressure=$after_pressure"
 get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-echo "UC-PRESSURE l2_delta=$(( $(get "$end" l2) - $(get "$start" l2) ))" \
-     "l3_delta=$(( $(get "$end" l3) - $(get "$start" l3) ))" \
-     "dm4k_delta=$(( $(get "$end" dm4k) - $(get "$start" dm4k) ))" \
-     "dm2m_delta=$(( $(get "$end" dm2m) - $(get "$start" dm2m) ))"
+l2=$(( $(get "$end" l2) - $(get "$start" l2) ))
+l3=$(( $(get "$end" l3) - $(get "$start" l3) ))
+dm4k=$(( $(get "$end" dm4k) - $(get "$start" dm4k) ))
+dm2m=$(( $(get "$end" dm2m) - $(get "$start" dm2m) ))
+# DirectMap2M may change only by what level-3 splits explain, 1 GiB each.
+ok=0
+[ -n "$l2" ] && [ $l2 = 0 ] && [ $dm4k = 0 ] && [ $dm2m = $((l3 * 1048576)) ] && ok=1
+uc_ktap $ok "direct map: over the whole run 0 level-2 splits, DirectMap4k unchanged, DirectMap2M changed only by level-3 splits (l2 +$l2, l3 +$l3, DirectMap4k +$dm4k kB, DirectMap2M +$dm2m kB)"
+ok=0
+[ "$after_pop2" -ge 2 ] && [ "$after_idle" -le 1 ] && ok=1
+uc_ktap $ok "reaper: without pressure the periodic reaper gives idle blocks back, 1 per arena left (most blocks after populating $after_pop2, after idling $after_idle, waited $waited ms)"
+ktap_finished
