@@ -396,49 +396,13 @@ sec_kunit() {
 }
 
 sec_blocks() {
+	# The block layer after boot (jobs/blocks.sh): 64 blocks out of the
+	# direct map and back, a block of freed kernel-image memory (#28 item
+	# 1(b)), a block whose page somebody holds, blocks from fragmented
+	# memory.  The job decides and reports in KTAP.
 	log=$UC_GUEST/logs/blocks.log
 	guest "blocks job" "$log" --timeout 600 blocks
-	[ $job_rc -eq 0 ] && pass "guest: blocks job" || fail "guest: blocks job (status $job_rc, log: $log)"
-	check "guest: 64 blocks out of the direct map and back cause 0 level-2 splits" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:l2=0' "$log"
-	check "guest: those 64 blocks grow DirectMap4k by 0 kB" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect 'blocks:dm4k=0' "$log"
-	# A block of freed kernel-image memory (#28 item 1(b)): its alias in
-	# the kernel's high mapping goes with its direct-map entry and comes
-	# back with it.  The positive control is in the same line: before the
-	# removal the alias was present and a read through it succeeded
-	# (this boot has PTI off, so free_kernel_image_pages() left it).
-	line=$(grep -a '^UC-IMAGE-BLOCK ' "$log" | head -1 | tr -d '\r')
-	if [ "${line#UC-IMAGE-BLOCK }" = "rc=0 err 0 state 1 image_before 1 read_before 1 image_held 0 read_held 0 direct_held 0 image_after 1 read_after 1 direct_after 1 flags_kept 1" ]; then
-		pass "guest: a block of freed kernel-image memory leaves the high mapping with the direct map (a read through it faults while held; the alias was present and readable before, and is again after with its flags)"
-	else
-		fail "guest: block of freed kernel-image memory: ${line:-no UC-IMAGE-BLOCK line} (want state 1, image_before 1 read_before 1, image_held 0 read_held 0 direct_held 0, image_after 1 read_after 1 direct_after 1 flags_kept 1; log: $log)"
-	fi
-	# A page held by somebody else (fault point) when its block is given
-	# back: the block waits, held, and goes once the page is put.
-	line=$(grep -a '^UC-HELD ' "$log" | head -1 | tr -d '\r')
-	h0=$(sed -n 's/.*held_before=\([0-9]*\).*/\1/p' <<< "$line")
-	if [ -n "$h0" ] && grep -q "waiting_after_drain=1 held_while_waiting=$((h0 + 1)) deferred=+1 waiting_after_put=0 held_after=$h0\$" <<< "$line"; then
-		pass "guest: a block whose page somebody holds waits, still held, and is released once the page is put ($line)"
-	else
-		fail "guest: block with a held page: ${line:-no UC-HELD line} (log: $log)"
-	fi
-	# Fragmented memory: blocks past the free order-9 pages come from
-	# direct compaction and split nothing.  The page allocator may stop
-	# compacting before the last one (order 9 is compacted at most at
-	# SYNC_LIGHT priority and the zone is deferred after a failed pass):
-	# then the grab must fail cleanly, counted, after compaction failed.
-	line=$(grep -a '^UC-FRAG ' "$log" | head -1 | tr -d '\r')
-	if [ -n "$line" ] && echo "$line" | awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-		END { all = v["rc"] == 0 && v["taken"] == v["blocks"] && v["alloc_failed"] == "+0"
-		      clean = v["rc"] != 0 && v["taken"] + 0 < v["blocks"] + 0 &&
-			      v["alloc_failed"] == "+1" && v["compact_fail"] + 0 >= 1
-		      exit !((all || clean) && v["bad"] == "0" && v["compacted"] + 0 >= 1 &&
-			     v["l2"] == "+0") }'; then
-		pass "guest: with free memory scattered into single pages, blocks past the free order-9 pages come from direct compaction, split nothing, and a block compaction cannot make fails cleanly ($line)"
-	else
-		fail "guest: blocks from fragmented memory: ${line:-no UC-FRAG line} (want compacted >= +1, l2=+0, bad=0, and rc=0 with every block taken or a clean failure: alloc_failed=+1 after compact_fail >= +1; log: $log)"
-	fi
+	ktap_job "blocks job" "$log"
 	splat_scan "guest: blocks job" "$log"
 }
 
