@@ -30,7 +30,10 @@ which devtools/readme-figures.py checks (make check) and updates (make
 run).  UC_RUN_COMMIT and UC_RUN_DATE (set by run.sh) name the commit and
 the date the run was made from.
 """
+import itertools
+import math
 import os
+import random
 import re
 import statistics
 import sys
@@ -355,13 +358,15 @@ FRAG_HEAD = ["memory", "mixed pageblocks off | on", "pageblocks",
 
 def read_frag(path):
     """The UC-FRAG-PROBE line of a log as a dict (None without one), with
-    the UC-FRAG-CONTROL line's figures as ctl_KEY."""
+    the UC-FRAG-CONTROL line's figures as ctl_KEY and the UC-FRAG-COMPACTION
+    line's (the counters before the probe) as pre_KEY."""
     out = None
     ctl = {}
     with open(path, errors="replace") as f:
         for line in f:
             for tag, into, prefix in (("UC-FRAG-PROBE ", None, ""),
-                                      ("UC-FRAG-CONTROL ", ctl, "ctl_")):
+                                      ("UC-FRAG-CONTROL ", ctl, "ctl_"),
+                                      ("UC-FRAG-COMPACTION ", ctl, "pre_")):
                 i = line.find(tag)
                 if i < 0:
                     continue
@@ -473,6 +478,53 @@ def frag_boot_line(boots):
                 frag_median(boots["on"], "whole_free_mib"),
                 frag_median(boots["off"], "compact_fail"),
                 frag_median(boots["on"], "compact_fail")))
+
+
+def below_p(off, on, tries=20000):
+    """One-sided permutation test: the chance that, with the boots' labels
+    shuffled, the cache-on mean comes out at or below the one measured
+    (exact when the labelings are few, else TRIES random ones, seed 1)."""
+    both, n = off + on, len(on)
+    if not off or not on:
+        return None
+    seen = sum(on) / n
+    comb = math.comb(len(both), n)
+    if comb <= 200000:
+        hits = sum(1 for c in itertools.combinations(both, n) if sum(c) / n <= seen)
+        return hits / comb
+    rnd = random.Random(1)
+    hits = 0
+    for _ in range(tries):
+        rnd.shuffle(both)
+        hits += sum(both[:n]) / n <= seen
+    return hits / tries
+
+
+def frag_spread(boots):
+    """Whether a THP shortfall of the cache in scattered memory stands out
+    of the boot-to-boot spread, and the compaction before the probe."""
+    if not boots or min(len(boots["off"]), len(boots["on"])) < 2:
+        return None
+    t = {m: [b["thp_mib"] for b in boots[m] if isinstance(b.get("thp_mib"), int)]
+         for m in ("off", "on")}
+    full = {m: sum(1 for b in boots[m] if b.get("thp_mib") == b.get("thp_asked_mib"))
+            for m in ("off", "on")}
+    p = below_p(t["off"], t["on"])
+
+    def med(k):
+        return "%s | %s" % (frag_median(boots["off"], k), frag_median(boots["on"], k))
+    return ("- spread of the scattered boots: the probe got all it asked for in "
+            "%d of %d boots off and %d of %d on; mean THP %.0f | %.0f MiB; chance "
+            "that labels drawn at random put the cache-on mean this low or "
+            "lower (one-sided permutation test): %s.  Compaction since boot, "
+            "before the probe (medians, off | on): stalls %s, successes %s, "
+            "failures %s." % (
+                full["off"], len(boots["off"]), full["on"], len(boots["on"]),
+                statistics.mean(t["off"]) if t["off"] else 0,
+                statistics.mean(t["on"]) if t["on"] else 0,
+                "%.2f" % p if p is not None else "-",
+                med("pre_compact_stall"), med("pre_compact_success"),
+                med("pre_compact_fail")))
 
 
 def frag_notes(rows):
@@ -747,7 +799,7 @@ def main():
              "the boots of scattered memory (the callers boot and run.sh's "
              "short ones: BPF, secretmem and 10 module cycles)."] +
             [""] + frag_notes(grows) + [ctl_line] +
-            [x for x in [frag_boot_line(fboots)] if x])
+            [x for x in [frag_boot_line(fboots), frag_spread(fboots)] if x])
         md += [""]
     if pairs or hotplug or grows:
         frag = {k: read_frag(v[2]) for k, v in runs.items()}
