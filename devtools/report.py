@@ -632,14 +632,18 @@ def lsfmm_lines(pairs, hotplug, frag):
             a, b = frag.get((mem, "off")) or {}, frag.get((mem, "on")) or {}
             if a or b:
                 parts.append("%s memory%s, mixed pageblocks %s | %s, huge pages "
-                             "of a %s MiB probe %s | %s MiB" % (
+                             "of a %s MiB probe %s | %s MiB%s" % (
                                  mem, " (medians of %s | %s boots)" % (
                                      a.get("boots"), b.get("boots"))
                                  if "boots" in a and "boots" in b else "",
                                  a.get("mixed", "-"), b.get("mixed", "-"),
                                  a.get("thp_asked_mib",
                                        b.get("thp_asked_mib", "-")),
-                                 a.get("thp_mib", "-"), b.get("thp_mib", "-")))
+                                 a.get("thp_mib", "-"), b.get("thp_mib", "-"),
+                                 " (chance of a cache-on mean this low from the "
+                                 "boot-to-boot spread alone, one-sided "
+                                 "permutation test: %.2f)" % b["thp_p"]
+                                 if b.get("thp_p") is not None else ""))
         a, b = frag.get(("scattered", "off")) or {}, frag.get(("scattered", "on")) or {}
         if "ctl_mixed_held" in a or "ctl_mixed_held" in b:
             parts.append("the mixed count's positive control (unmovable "
@@ -813,7 +817,10 @@ def main():
                         frag[("scattered", mode)],
                         thp_mib=frag_median(fb[mode], "thp_mib"),
                         mixed=frag_median(fb[mode], "mixed"),
-                        boots=len(fb[mode]))
+                        boots=len(fb[mode]),
+                        thp_p=below_p(
+                            [b["thp_mib"] for b in fb["off"] if isinstance(b.get("thp_mib"), int)],
+                            [b["thp_mib"] for b in fb["on"] if isinstance(b.get("thp_mib"), int)]))
         lines = lsfmm_lines(pairs, hotplug, frag)
         print("\n== the LSFMM 2022 objections: off | on ==")
         print("\n".join(lines))
