@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The shipped bpftrace scripts (tools/mm/unmapped_cache/*.bt) around real
 # workloads.  Needs the host root over 9p (qemu-run.sh --hostroot) for
-# bpftrace and the test modules.  Prints one UC-BT line per script run,
-# and fails when a script's output is not what the workload must produce:
+# bpftrace and the test modules.  A KTAP result (jobs/lib.sh) per script
+# run, failed when its output is not what the workload must produce:
 #
 # Free memory is scattered first (hog --scatter), in both modes.
 # unmapped_cache=off  dm_splits.bt around 2000 BPF programs, then 2048
@@ -16,13 +16,16 @@
 #                     uc_sizes.bt around secretmem, a module load and BPF:
 #                     histograms for the page and vmap interfaces.
 . "$UC_DIR/jobs/lib.sh"
-command -v bpftrace >/dev/null || { echo "bpftrace not found"; exit 1; }
 
-scripts=$(cd "$UC_DIR/../../../mm/unmapped_cache" && pwd) ||
-	{ echo "no tools/mm/unmapped_cache"; exit 1; }
-mods=${UC_BIN%/bin}/modules
 mode=on
 grep -q 'unmapped_cache=off' /proc/cmdline && mode=off
+ktap_print_header
+if [ $mode = off ]; then ktap_set_plan 1; else ktap_set_plan 3; fi
+command -v bpftrace >/dev/null || ktap_exit_fail_msg "bpftrace not found"
+
+scripts=$(cd "$UC_DIR/../../../mm/unmapped_cache" && pwd) ||
+	ktap_exit_fail_msg "no tools/mm/unmapped_cache"
+mods=${UC_BIN%/bin}/modules
 
 # run_bt SCRIPT OUT CMD...: trace CMD with SCRIPT, output to OUT; sets
 # bt_l2 to the level-2 splits vmstat counted while the probes were
@@ -98,9 +101,10 @@ workload() {
 scatter=$!
 i=0
 while [ ! -e /run/tmp/scatter.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
-[ -e /run/tmp/scatter.ready ] || { echo "scatter did not finish"; exit 1; }
+[ -e /run/tmp/scatter.ready ] || ktap_exit_fail_msg "scatter did not finish"
 
 rc=0
+retry=""
 out=/run/tmp/dm_splits.out
 # A bpftrace that did not exit (see run_bt) gets one more try, said so
 # on the console; any other failure counts at once.
@@ -108,7 +112,8 @@ for attempt in 1 2; do
 	bt_hung=0
 	run_bt dm_splits.bt $out workload || rc=1
 	[ $bt_hung -eq 1 ] && [ $attempt -eq 1 ] || break
-	echo "UC-BT-RETRY dm_splits: bpftrace did not exit, running the phase again"
+	ktap_print_msg "dm_splits: bpftrace did not exit, running the phase again"
+	retry=", after one retry: bpftrace did not exit the first time"
 	rc=0
 done
 traced=$(sed -n 's/^@level\[2\]: \([0-9]*\)/\1/p' $out)
@@ -124,16 +129,18 @@ stacks() {
 }
 bpf=$(stacks 'bpf_prog_pack_alloc|bpf_jit_binary')
 sec=$(stacks 'secretmem_fault')
-echo "UC-BT dm_splits cache=$mode vmstat_l2=$bt_l2 traced_l2=$traced bpf_stacks=$bpf secretmem_stacks=$sec"
-[ "$traced" -eq "$bt_l2" ] || { echo "traced != vmstat"; rc=1; }
+figs="vmstat_l2=$bt_l2 traced_l2=$traced bpf_stacks=$bpf secretmem_stacks=$sec$retry"
+[ "$traced" -eq "$bt_l2" ] || { ktap_print_msg "traced != vmstat"; rc=1; }
 if [ $mode = off ]; then
 	[ "$traced" -gt 0 ] && [ "$bpf" -gt 0 ] && [ "$sec" -gt 0 ] ||
-		{ echo "stock BPF and secretmem splits not both attributed"; rc=1; }
+		{ ktap_print_msg "stock BPF and secretmem splits not both attributed"; rc=1; }
+	uc_ktap $(( rc == 0 )) "dm_splits.bt, cache off: level-2 splits traced as vmstat counts them, with stacks through the BPF pack and secretmem ($figs)"
 	kill $scatter
-	exit $rc
+	ktap_finished
 fi
 [ "$bpf" -eq 0 ] && [ "$sec" -eq 0 ] ||
-	{ echo "splits attributed to BPF or secretmem with the cache on"; rc=1; }
+	{ ktap_print_msg "splits attributed to BPF or secretmem with the cache on"; rc=1; }
+uc_ktap $(( rc == 0 )) "dm_splits.bt, cache on: splits traced as vmstat counts them, none through the BPF pack or secretmem ($figs)"
 
 activity() {
 	# Start from an empty cache, so that the workload takes blocks.
@@ -144,11 +151,12 @@ activity() {
 	echo 1 > /sys/kernel/debug/unmapped_cache/drain
 }
 out=/run/tmp/uc_activity.out
-run_bt uc_activity.bt $out activity || rc=1
+ok=1
+run_bt uc_activity.bt $out activity || ok=0
 bin=$(grep -c '^@total\[blocks in, ' $out)
 bout=$(grep -c '^@total\[blocks out, ' $out)
-echo "UC-BT uc_activity cache=$mode blocks_in_lines=$bin blocks_out_lines=$bout"
-[ "$bin" -gt 0 ] && [ "$bout" -gt 0 ] || { echo "no block traffic seen"; rc=1; }
+[ "$bin" -gt 0 ] && [ "$bout" -gt 0 ] || ok=0
+uc_ktap $ok "uc_activity.bt, cache on: blocks seen going in and out around a drain, secretmem and a module load (blocks_in_lines=$bin blocks_out_lines=$bout)"
 
 sizes() {
 	"$UC_BIN/secretmem_fault" 256 || return 1
@@ -156,7 +164,8 @@ sizes() {
 	"$UC_BIN/bpf_load" -n 50
 }
 out=/run/tmp/uc_sizes.out
-run_bt uc_sizes.bt $out sizes || rc=1
+ok=1
+run_bt uc_sizes.bt $out sizes || ok=0
 # Secretmem pages come through unmapped_cache_alloc_page(), the module
 # through unmapped_cache_vmap(); BPF takes a new pack (the chunk
 # interface) only if bpftrace's own programs filled the last one.
@@ -164,8 +173,7 @@ page=$(grep -c 'unmapped_cache_alloc_page+' $out)
 vmap=$(grep -c 'unmapped_cache_vmap+' $out)
 chunk=$(grep -c 'unmapped_cache_alloc+\|unmapped_cache_alloc_node+' $out)
 buckets=$(grep -c '^\[[0-9]*[KM]*, [0-9]*[KM]*) *[0-9]* |' $out)
-echo "UC-BT uc_sizes cache=$mode page_stacks=$page vmap_stacks=$vmap chunk_stacks=$chunk buckets=$buckets"
-[ "$page" -gt 0 ] && [ "$vmap" -gt 0 ] && [ "$buckets" -gt 1 ] ||
-	{ echo "size histograms missing"; rc=1; }
+[ "$page" -gt 0 ] && [ "$vmap" -gt 0 ] && [ "$buckets" -gt 1 ] || ok=0
+uc_ktap $ok "uc_sizes.bt, cache on: size histograms of the page and vmap interfaces (page_stacks=$page vmap_stacks=$vmap chunk_stacks=$chunk buckets=$buckets)"
 kill $scatter
-exit $rc
+ktap_finished

@@ -11,8 +11,12 @@
 # Each loop counts its rounds.  Afterwards: every loop completed rounds
 # without an error, a final drain leaves the cache holding only blocks of
 # chunks that are still live, no level-2 split happened and DirectMap4k
-# did not grow, and every block passes the UC-VERIFY check.
+# did not grow, and every block passes the UC-VERIFY check: a KTAP result
+# each (jobs/lib.sh).
 . "$UC_DIR/jobs/lib.sh"
+
+ktap_print_header
+ktap_set_plan 4
 
 mods=${UC_MODS:-${UC_BIN%/bin}/modules}
 secs=$(sed -n 's/.*uc\.soak=\([0-9]*\).*/\1/p' /proc/cmdline)
@@ -73,7 +77,7 @@ caches_live() {
 	awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^pages=/) { sub("pages=", "", $i); s += $i } } END { print s + 0 }' $dbg/caches
 }
 
-echo "UC-SOAK starting: $secs s on $(grep -c ^processor /proc/cpuinfo) CPUs"
+ktap_print_msg "soak starting: $secs s on $(grep -c ^processor /proc/cpuinfo) CPUs"
 start=$(uc_snapshot)
 end=$(( $(cut -d. -f1 /proc/uptime) + secs ))
 loop bpf "$UC_BIN/bpf_load" -n 50 &
@@ -84,18 +88,19 @@ loop hog hog &
 loop drain drain &
 wait
 
-rc=0
+ok=1
 total=0
-line="UC-SOAK seconds=$secs"
+line=""
 for name in bpf secretmem modules kprobes hog drain; do
 	read -r n bad < $dir/$name.count || { n=0; bad=1; }
 	line="$line $name=$n"
 	total=$((total + n))
 	if [ "$n" -eq 0 ] || [ "$bad" -ne 0 ]; then
-		echo "soak: $name: $n rounds, $bad failed"
-		rc=1
+		ktap_print_msg "soak: $name: $n rounds, $bad failed"
+		ok=0
 	fi
 done
+uc_ktap $ok "soak: every workload ran rounds without an error, all at once with a hog and drains for $secs s (rounds:$line, total $total)"
 
 echo 1 > $dbg/drain
 finish=$(uc_snapshot)
@@ -104,15 +109,13 @@ l2=$(( $(get "$finish" l2) - $(get "$start" l2) ))
 dm4k=$(( $(get "$finish" dm4k) - $(get "$start" dm4k) ))
 held=$(get "$finish" held)
 live=$(caches_live)
-echo "$line rounds=$total l2_delta=$l2 dm4k_delta=$dm4k held_after_drain=$held live_pages=$live"
-cat $dbg/caches
-uc_verify soak || rc=1
-[ "$l2" -eq 0 ] || { echo "soak: $l2 level-2 splits"; rc=1; }
-[ "$dm4k" -eq 0 ] || { echo "soak: DirectMap4k grew by $dm4k kB"; rc=1; }
+sed 's/^/# /' $dbg/caches
+uc_ktap $(( l2 == 0 && dm4k == 0 )) "soak: no level-2 split and DirectMap4k unchanged over the soak (l2 +$l2, DirectMap4k +$dm4k kB)"
 # After the drain only blocks with live chunks (kernel users' own, listed
 # in caches) remain: at most one block per 512 live pages, plus one per
 # cache for partial use.
 ncache=$(wc -l < $dbg/caches)
-[ "$held" -le $(( live / 512 + ncache )) ] ||
-	{ echo "soak: $held blocks held after the drain for $live live pages"; rc=1; }
-exit $rc
+uc_ktap $(( held <= live / 512 + ncache )) "soak: a final drain leaves only blocks of live chunks ($held blocks held for $live live pages in $ncache caches)"
+ktap_test_result "soak: verify: no page of the cache mapped where it must not be, no bad call refused" \
+	uc_verify soak
+ktap_finished
