@@ -608,46 +608,27 @@ sec_refill() {
 	# that needed a block (a secretmem fault, a module load,
 	# register_kprobe()) did not compact for it in their own context but
 	# left it to the arena's worker, which did; the control is the same
-	# tracepoint catching a task that compacts for blocks itself.  The
-	# longest fault and register_kprobe() are figures, off | on.
+	# tracepoint catching a task that compacts for blocks itself.  The job
+	# decides and reports in KTAP.  The longest fault and
+	# register_kprobe() are figures, off | on.
 	# Multi-threaded TCG (a host thread per vCPU): with one thread for
 	# both vCPUs, the worker's compaction on one vCPU would count in the
 	# other's fault latency.  QEMU's int3 race at early boot (guest_mttcg)
-	# gets the guest booted once more, and the result line says so.
-	local mode line ctl note
+	# gets the guest booted once more, and the result lines say so.
+	local mode line
+	local -A smax kmax
 	for mode in off on; do
 		log=$UC_GUEST/logs/refill-$mode.log
 		args=()
 		[ $mode = off ] && args=(--append unmapped_cache=off)
 		guest_mttcg "refill job, cache $mode" "$log" --timeout 900 "${args[@]}" refill
-		note=$mttcg_note
-		line=$(grep -a "^UC-REFILL cache=$mode " "$log" | tr -d '\r' | head -1)
-		unset "${!rf_@}"
-		eval "$(printf '%s\n' "${line#UC-REFILL }" | tr ' ' '\n' |
-			sed -n 's/^\([a-z_0-9]*\)=+\{0,1\}\([0-9]*\)$/rf_\1=\2/p')"
-		if [ $mode = off ]; then
-			case "$line" in
-			*" secret_max_ns="[0-9]*" kprobe_reg_max_us="[0-9]*" kprobes=64 "*)
-				[ $job_rc -eq 0 ] &&
-				pass "guest: refill, cache off: 1024 secret pages faulted and 64 kprobes registered with memory scattered (${line#UC-REFILL }$note)" ||
-				fail "guest: refill, cache off: job status $job_rc (${line#UC-REFILL }, log: $log)" ;;
-			*)	fail "guest: refill, cache off: ${line:-no UC-REFILL line} (status $job_rc, log: $log)" ;;
-			esac
-			refill_off="secret fault max ${rf_secret_max_ns:-?} ns, register_kprobe max ${rf_kprobe_reg_max_us:-?} us"
-		else
-			ctl=$(grep -a "^UC-REFILL-CONTROL " "$log" | tr -d '\r' | head -1)
-			local ctl_n=$(printf '%s\n' "$ctl" | sed -n 's/.*exercise_compactions=\([0-9]*\).*/\1/p')
-			if [ $job_rc -eq 0 ] && [ "${rf_kprobes:-0}" -eq 64 ] &&
-			   [ "${rf_caller_compactions:-x}" = 0 ] && [ "${rf_deferred:-0}" -ge 1 ] &&
-			   [ "${rf_worker_refills:-0}" -ge 1 ] && [ "${ctl_n:-0}" -ge 1 ]; then
-				pass "guest: refill, cache on: no caller compacted for a block, the worker refilled (${line#UC-REFILL }; control: ${ctl#UC-REFILL-CONTROL }$note)"
-			else
-				fail "guest: refill, cache on: a caller compacted, or nothing was left to the worker, or the control saw nothing: ${line:-no UC-REFILL line}; ${ctl:-no control line} (status $job_rc, log: $log)"
-			fi
-			echo "    figures, refill under scattered memory (multi-threaded TCG, one run each): cache off: $refill_off; cache on: secret fault max ${rf_secret_max_ns:-?} ns, register_kprobe max ${rf_kprobe_reg_max_us:-?} us"
-		fi
+		ktap_job "refill job, cache $mode${mttcg_note:+ (${mttcg_note#; })}" "$log"
+		line=$(grep -a "^# figures: " "$log" | tr -d '\r' | head -1)
+		smax[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* secret_max_ns=\([0-9]*\).*/\1/p')
+		kmax[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* kprobe_reg_max_us=\([0-9]*\).*/\1/p')
 		splat_scan "guest: refill job, cache $mode" "$log"
 	done
+	echo "    figures, refill under scattered memory (multi-threaded TCG, one run each), off | on: secret fault max ${smax[off]:-?} | ${smax[on]:-?} ns, register_kprobe max ${kmax[off]:-?} | ${kmax[on]:-?} us"
 }
 
 sec_modload() {
@@ -661,41 +642,21 @@ sec_modload() {
 	# control: the same kprobe counts the 512 writes of the debugfs
 	# exercise).  Likewise ftrace's patching of uc_testmod_b's 1024+ call
 	# sites goes to a staged copy of its text: 64 writes at most for the
-	# whole load.  Figures, off | on, one boot each: load+unload time of that
-	# module, the time user space started, ftrace's patching of a module's
-	# call sites at its load.
-	local mode line ctl w c bs bw
+	# whole load.  The job decides and reports in KTAP.  Figures, off | on,
+	# one boot each: load+unload time of that module, the time user space
+	# started, ftrace's patching of a module's call sites at its load.
+	local mode line
 	local -A med boot fmod
 	for mode in off on; do
 		log=$UC_GUEST/logs/modload-$mode.log
 		args=()
 		[ $mode = off ] && args=(--append unmapped_cache=off)
 		guest "module loading, cache $mode" "$log" --timeout 600 --hostroot "${args[@]}" modload
-		line=$(grep -a "^UC-MODLOAD cache=$mode " "$log" | tr -d '\r' | head -1)
-		w=$(printf '%s\n' "$line" | sed -n 's/.* writes_per_load=\([0-9]*\) .*/\1/p')
-		c=$(printf '%s\n' "$line" | sed -n 's/.* cycles=\([0-9]*\) .*/\1/p')
+		ktap_job "module loading, cache $mode" "$log"
+		line=$(grep -a "^# figures: " "$log" | tr -d '\r' | head -1)
 		med[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* median_ns=\([0-9]*\) .*/\1/p')
 		boot[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* boot_ms=\([0-9]*\) .*/\1/p')
-		bs=$(printf '%s\n' "$line" | sed -n 's/.* testmod_b_sites=\([0-9]*\) .*/\1/p')
-		bw=$(printf '%s\n' "$line" | sed -n 's/.* testmod_b_writes=\([0-9]*\) .*/\1/p')
 		fmod[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* ftrace_module_us=\([0-9]*\) .*/\1/p')
-		if [ $mode = off ]; then
-			if [ $job_rc -eq 0 ] && [ "${c:-0}" -eq 5 ] && [[ $line == *" relocs_ok=1"* ]] &&
-			   [ "${bs:-0}" -ge 1024 ]; then
-				pass "guest: module loading, cache off: uc_relocs (140000 relocations, checked by the module) loaded and unloaded 5 times, uc_testmod_b has $bs ftrace call sites (${line#UC-MODLOAD })"
-			else
-				fail "guest: module loading, cache off: ${line:-no UC-MODLOAD line} (status $job_rc, log: $log)"
-			fi
-		else
-			ctl=$(grep -a "^UC-MODLOAD-CONTROL " "$log" | tr -d '\r' | sed -n 's/.* writes=\([0-9]*\).*/\1/p' | head -1)
-			if [ $job_rc -eq 0 ] && [ "${c:-0}" -eq 5 ] && [[ $line == *" relocs_ok=1"* ]] &&
-			   [ -n "$w" ] && [ "$w" -ge 1 ] && [ "$w" -le 64 ] && [ "${ctl:-0}" -ge 512 ] &&
-			   [ "${bs:-0}" -ge 1024 ] && [ -n "$bw" ] && [ "$bw" -ge 1 ] && [ "$bw" -le 64 ]; then
-				pass "guest: module loading, cache on: 140000 relocations applied right with $w writes into read-only module memory per load, and $bs ftrace call sites patched with $bw, not one each (${line#UC-MODLOAD }; control: the probe counted ${ctl} writes of 512 debugfs chunks)"
-			else
-				fail "guest: module loading, cache on: relocations or ftrace call sites not written through a copy, or the probe saw nothing: ${line:-no UC-MODLOAD line}; control writes=${ctl:-none} (want 1..64 writes a load of uc_relocs and of uc_testmod_b with >= 1024 call sites, control >= 512; status $job_rc, log: $log)"
-			fi
-		fi
 		splat_scan "guest: module loading, cache $mode" "$log"
 	done
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", b / a; else printf "?" }'; }
@@ -854,15 +815,13 @@ sec_hibernate() {
 sec_bpftools() {
 	# The shipped bpftrace scripts (tools/mm/unmapped_cache) around real
 	# workloads, with the cache off and on (jobs/bpftools.sh says what each
-	# run must show).
+	# run must show).  The job decides and reports in KTAP.
 	for mode in off on; do
 		log=$UC_GUEST/logs/bpftools-$mode.log
 		args=()
 		[ $mode = off ] && args=(--append unmapped_cache=off)
 		guest "bpftrace scripts, cache $mode" "$log" --timeout 900 --hostroot "${args[@]}" bpftools
-		detail=$(grep -ao 'UC-BT .*' "$log" | tr -d '\r' | paste -sd ';' -)
-		[ $job_rc -eq 0 ] && pass "guest: bpftrace scripts, cache $mode (${detail:-no UC-BT lines})" ||
-			fail "guest: bpftrace scripts, cache $mode (status $job_rc, log: $log)"
+		ktap_job "bpftrace scripts, cache $mode" "$log"
 		splat_scan "guest: bpftrace scripts, cache $mode" "$log"
 	done
 }
@@ -1093,12 +1052,11 @@ sec_callers() {
 sec_soak() {
 	# Everything at once on 4 vCPUs with a memory hog and forced drains,
 	# for 40 s (the guest's clock) to keep make check inside its budget.
+	# The job decides and reports in KTAP.
 	local soak_s=40
 	log=$UC_GUEST/logs/soak.log
 	guest "soak" "$log" --timeout 900 --smp 4 --hostroot --append uc.soak=$soak_s soak
-	soak=$(grep -ao 'UC-SOAK seconds=.*' "$log" | tr -d '\r')
-	[ $job_rc -eq 0 ] && pass "guest: soak, all workloads at once with a hog and drains for $soak_s s on 4 vCPUs: no error, no split, nothing left but live chunks (${soak#UC-SOAK })" ||
-		fail "guest: soak (status $job_rc, ${soak:-no UC-SOAK line}, log: $log)"
+	ktap_job "soak" "$log"
 	splat_scan "guest: soak" "$log"
 }
 

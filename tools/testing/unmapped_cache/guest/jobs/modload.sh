@@ -24,13 +24,11 @@
 #             exercise_population (cache on only): 512 chunks of a ROX
 #             cache, one write each, so at least 512 hits
 #
-# Prints
-#   UC-MODLOAD cache=on|off boot_ms=N cycles=N
-#              cycle_ns=N,N,... median_ns=N writes_per_load=N
-#              ftrace_module_us=N testmod_b_sites=N testmod_b_writes=N
-#              relocs_ok=0|1
-#   UC-MODLOAD-CONTROL cache=on writes=N
-#   UC-MODLOAD-END rc=N
+# A KTAP result (jobs/lib.sh) for relocs and for ftrace, and with the
+# cache on for the control and uc_verify: with the cache on, at most 64
+# writes a load for each, and the control at least 512.  The figures
+# (times) go on a diagnostic line for the host's table:
+#   # figures: boot_ms=N median_ns=N ftrace_module_us=N cycle_ns=N,N,...
 . "$UC_DIR/jobs/lib.sh"
 
 mods=${UC_BIN%/bin}/modules
@@ -40,7 +38,9 @@ if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
 cycles=$(uc_arg cycles 5)
 rc=0
 
-mountpoint -q $tr || mount -t tracefs none $tr || { echo "modload: no tracefs"; echo "UC-MODLOAD-END rc=1"; exit 1; }
+ktap_print_header
+if [ $cache = on ]; then ktap_set_plan 4; else ktap_set_plan 2; fi
+mountpoint -q $tr || mount -t tracefs none $tr || ktap_exit_fail_msg "modload: no tracefs"
 
 # boot: seconds with 6 decimals in the printk time, in ms.
 boot_ms=$(dmesg | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*\] Run .* as init process.*/\1\2/p' |
@@ -52,7 +52,7 @@ hits() {
 	awk -v e="$1" '$1 == e { print $2 }' $tr/kprobe_profile
 }
 echo 'p:ucmodload/ucw arch_unmapped_cache_write len=%dx' >> $tr/kprobe_events ||
-	{ echo "modload: cannot place a kprobe on arch_unmapped_cache_write"; rc=1; }
+	{ ktap_print_msg "modload: cannot place a kprobe on arch_unmapped_cache_write"; rc=1; }
 echo 0 > $tr/tracing_on
 echo 1 > $tr/events/ucmodload/ucw/enable || rc=1
 
@@ -75,7 +75,7 @@ while [ $i -lt "$cycles" ] && [ $rc -eq 0 ]; do
 	ns="$ns${ns:+,}$((t1 - t0))"
 	i=$((i + 1))
 done
-dmesg | grep 'uc_relocs: ' | tail -n 1
+dmesg | grep 'uc_relocs: ' | tail -n 1 | sed 's/^/# /'
 median=$(echo "$ns" | tr ',' '\n' | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", v[int((NR + 1) / 2)] + 0 }')
 # ftrace's patching of a module's call sites to NOPs when it loads, for
 # uc_testmod_b (about 64 KiB of generated functions; uc_relocs has no call
@@ -111,21 +111,31 @@ else
 fi
 echo 0 > $tr/events/ucmodload/fmi_in/enable
 echo 0 > $tr/events/ucmodload/fmi_out/enable
-echo "UC-MODLOAD cache=$cache boot_ms=$boot_ms" \
-     "cycles=$i cycle_ns=${ns:-none} median_ns=$median writes_per_load=$writes" \
-     "ftrace_module_us=${ftrace_module_us:-none} testmod_b_sites=$b_sites" \
-     "testmod_b_writes=$b_writes relocs_ok=$relocs_ok"
+ktap_print_msg "figures: boot_ms=$boot_ms median_ns=$median ftrace_module_us=${ftrace_module_us:-none} cycle_ns=${ns:-none}"
+# few WRITES: at most 64 with the cache on (at least 1: the probe saw the
+# load), anything with it off.
+few() {
+	[ $cache = off ] || { [ "$1" -ge 1 ] && [ "$1" -le 64 ]; }
+}
+ok=0
+[ $rc -eq 0 ] && [ "$i" -eq "$cycles" ] && [ $relocs_ok -eq 1 ] && few "$writes" && ok=1
+uc_ktap $ok "relocs, cache $cache: uc_relocs (140000 relocations, checked by the module) loaded and unloaded $i of $cycles times, $writes writes into read-only module memory a load (cache on: 1 to 64)"
+ok=0
+[ "$b_sites" -ge 1024 ] && few "$b_writes" && ok=1
+uc_ktap $ok "ftrace, cache $cache: uc_testmod_b's $b_sites ftrace call sites (at least 1024) patched at its load with $b_writes writes into read-only module memory (cache on: 1 to 64)"
 
 if [ $cache = on ]; then
 	h0=$(hits ucw)
-	echo 512 > $dbg/exercise_population || rc=1
-	echo "UC-MODLOAD-CONTROL cache=on writes=$(( $(hits ucw) - h0 ))"
+	echo 512 > $dbg/exercise_population
+	ctl=$(( $(hits ucw) - h0 ))
+	uc_ktap $(( ctl >= 512 )) "control: the same probe counts $ctl writes for the 512 chunks of the debugfs exercise (at least 512)"
 fi
 echo 0 > $tr/events/ucmodload/ucw/enable
 echo '-:ucmodload/ucw' >> $tr/kprobe_events
 echo '-:ucmodload/fmi_in' >> $tr/kprobe_events
 echo '-:ucmodload/fmi_out' >> $tr/kprobe_events
 echo 1 > $tr/tracing_on
-uc_verify modload || rc=1
-echo "UC-MODLOAD-END rc=$rc"
-exit $rc
+[ $cache = off ] ||
+	ktap_test_result "verify: no page of the cache mapped where it must not be, no bad call refused" \
+		uc_verify modload
+ktap_finished

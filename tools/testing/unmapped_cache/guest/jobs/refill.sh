@@ -24,15 +24,13 @@
 # writing the debugfs exercise_blocks (cache on; off, nothing asks for a
 # block).
 #
-# Prints
-#   UC-REFILL cache=on|off free_2m_before=N secret_max_ns=N secret_mean_ns=N kprobe_reg_max_us=N
-#             kprobes=N caller_compactions=N worker_compactions=N
-#             deferred=+N worker_refills=+N worker_failed=+N refill_failed=+N
-#             l2=+N
-#   UC-REFILL-CONTROL cache=on exercise_compactions=N compacted=+N
-# (the exercise's own rc does not matter: the page allocator may give up
-# before the last block, which blocks.sh checks)
-#   UC-REFILL-END rc=N
+# A KTAP result (jobs/lib.sh): off, the callers ran (1024 secret pages,
+# 64 kprobes); on, they ran, no caller compacted, refills were left to
+# the worker, which refilled, and the control saw dd compact (the
+# exercise's own rc does not matter: the page allocator may give up
+# before the last block, which blocks.sh checks); and uc_verify.  The
+# latencies go on a diagnostic line for the host's table:
+#   # figures: secret_max_ns=N kprobe_reg_max_us=N
 . "$UC_DIR/jobs/lib.sh"
 
 mods=${UC_BIN%/bin}/modules
@@ -40,6 +38,8 @@ dbg=/sys/kernel/debug/unmapped_cache
 tr=/sys/kernel/tracing
 if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
 rc=0
+ktap_print_header
+if [ $cache = on ]; then ktap_set_plan 2; else ktap_set_plan 1; fi
 
 # arena_stat NAME: the sum of an arena counter over every arena.
 arena_stat() {
@@ -54,7 +54,7 @@ compactions() {
 }
 
 [ -d $tr/events/compaction/mm_compaction_begin ] ||
-	{ echo "refill: no compaction tracepoint"; echo "UC-REFILL-END rc=1"; exit 1; }
+	ktap_exit_fail_msg "refill: no compaction tracepoint"
 
 [ $cache = on ] && echo 1 > $dbg/drain
 proactive=$(cat /proc/sys/vm/compaction_proactiveness)
@@ -64,7 +64,7 @@ hog=$!
 i=0
 while [ ! -e /run/tmp/refill.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 [ -e /run/tmp/refill.ready ] ||
-	{ echo "refill: scatter did not finish"; kill $hog; echo "UC-REFILL-END rc=1"; exit 1; }
+	{ kill $hog; ktap_exit_fail_msg "refill: scatter did not finish"; }
 thp=/sys/kernel/mm/transparent_hugepage
 defrag=$(sed 's/.*\[\(.*\)\].*/\1/' $thp/defrag)
 echo never > $thp/defrag
@@ -73,13 +73,13 @@ huge=$!
 i=0
 while [ ! -e /run/tmp/huge.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 [ -e /run/tmp/huge.ready ] ||
-	{ echo "refill: huge pages not taken"; kill $hog $huge; echo "UC-REFILL-END rc=1"; exit 1; }
+	{ kill $hog $huge; ktap_exit_fail_msg "refill: huge pages not taken"; }
 free_2m() {
 	awk '$3 == "zone" && NF >= 15 {
 		n += $14 + 2 * $15 } END { print n + 0 }' /proc/buddyinfo
 }
 f2m=$(free_2m)
-cat /proc/buddyinfo
+sed 's/^/# /' /proc/buddyinfo
 g0=$(uc_stat 'blocks grabbed')
 
 d0=$(arena_stat 'refills left to the worker')
@@ -103,7 +103,8 @@ echo > $tr/trace
 echo 1 > $tr/events/compaction/mm_compaction_begin/enable
 
 out=$(failing "$UC_BIN/secretmem_fault" --latency 1024) || rc=1
-echo "$out"
+echo "$out" | sed 's/^/# /'
+
 smax=$(echo "$out" | sed -n 's/.*first touch max_ns=\([0-9]*\) mean_ns=.*/\1/p')
 smean=$(echo "$out" | sed -n 's/.*first touch max_ns=[0-9]* mean_ns=\([0-9]*\).*/\1/p')
 failing insmod "$mods/uc_kprobes.ko" nr_kprobes=64 nr_ftrace_ops=0 opt_wait_ms=0 || rc=1
@@ -117,31 +118,42 @@ sleep 2
 callers=$(compactions '^(secretmem_fault|insmod)$')
 workers=$(compactions '^kworker')
 
-echo "UC-REFILL cache=$cache free_2m_before=$f2m secret_max_ns=${smax:-none} secret_mean_ns=${smean:-none}" \
-     "kprobe_reg_max_us=${kmax:-none} kprobes=${nkp:-0}" \
-     "caller_compactions=$callers worker_compactions=$workers" \
-     "deferred=+$(( $(arena_stat 'refills left to the worker') - d0 ))" \
-     "worker_refills=+$(( $(arena_stat 'refills by the worker') - w0 ))" \
-     "worker_failed=+$(( $(arena_stat 'refills by the worker failed') - wf0 ))" \
-     "refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))" \
-     "grabbed=+$(( $(uc_stat 'blocks grabbed') - g0 ))" \
-     "l2=+$(( $(vmstat direct_map_level2_splits) - l20 ))"
+deferred=$(( $(arena_stat 'refills left to the worker') - d0 ))
+wrefills=$(( $(arena_stat 'refills by the worker') - w0 ))
+figs="free_2m_before=$f2m secret_max_ns=${smax:-none} secret_mean_ns=${smean:-none}"
+figs="$figs kprobe_reg_max_us=${kmax:-none} kprobes=${nkp:-0}"
+figs="$figs caller_compactions=$callers worker_compactions=$workers deferred=+$deferred"
+figs="$figs worker_refills=+$wrefills"
+figs="$figs worker_failed=+$(( $(arena_stat 'refills by the worker failed') - wf0 ))"
+figs="$figs refill_failed=+$(( $(vmstat unmapped_cache_refill_failed) - x0 ))"
+figs="$figs grabbed=+$(( $(uc_stat 'blocks grabbed') - g0 ))"
+figs="$figs l2=+$(( $(vmstat direct_map_level2_splits) - l20 ))"
+ktap_print_msg "figures: secret_max_ns=${smax:-none} kprobe_reg_max_us=${kmax:-none}"
 
-# Control: a task that asks for blocks itself (exercise_blocks takes them
-# with compaction allowed) shows up under its own name.
-if [ $cache = on ]; then
+if [ $cache = off ]; then
+	ok=0
+	[ $rc -eq 0 ] && [ -n "$smax" ] && [ -n "$kmax" ] && [ "${nkp:-0}" -eq 64 ] && ok=1
+	uc_ktap $ok "cache off: 1024 secret pages faulted and 64 kprobes registered with memory scattered ($figs)"
+else
+	# Control: a task that asks for blocks itself (exercise_blocks takes
+	# them with compaction allowed) shows up under its own name.
 	echo > $tr/trace
 	c0=$(uc_stat 'blocks found by direct compaction')
 	# dd writes the request, so the task that compacts is called dd.
 	echo $(( $(free_2m) + 4 )) | dd of=$dbg/exercise_blocks 2>/dev/null
-	echo "UC-REFILL-CONTROL cache=on exercise_compactions=$(compactions '^dd$')" \
-	     "compacted=+$(( $(uc_stat 'blocks found by direct compaction') - c0 ))"
+	ctl=$(compactions '^dd$')
+	ctl_c=$(( $(uc_stat 'blocks found by direct compaction') - c0 ))
+	ok=0
+	[ $rc -eq 0 ] && [ "${nkp:-0}" -eq 64 ] && [ "$callers" -eq 0 ] && [ $deferred -ge 1 ] &&
+		[ $wrefills -ge 1 ] && [ "$ctl" -ge 1 ] && ok=1
+	uc_ktap $ok "cache on: no caller compacted for a block, the worker refilled; control: the same tracepoint saw dd compact $ctl times for its own blocks (+$ctl_c) ($figs)"
 fi
 echo 0 > $tr/events/compaction/mm_compaction_begin/enable
 kill $hog $huge
 wait $hog $huge 2>/dev/null
 echo "$defrag" > $thp/defrag
 echo "$proactive" > /proc/sys/vm/compaction_proactiveness
-[ $cache = on ] && { uc_verify refill || rc=1; }
-echo "UC-REFILL-END rc=$rc"
-exit $rc
+[ $cache = off ] ||
+	ktap_test_result "verify: no page of the cache mapped where it must not be, no bad call refused" \
+		uc_verify refill
+ktap_finished
