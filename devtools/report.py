@@ -36,6 +36,7 @@ import os
 import random
 import re
 import statistics
+import subprocess
 import sys
 import textwrap
 
@@ -677,6 +678,28 @@ def block(name, lines):
     return ["<!-- figures:%s -->" % name] + lines + ["<!-- /figures:%s -->" % name]
 
 
+def splat_lines(logs):
+    """The splats (devtools/splats.py: warnings, BUGs, lockdep, RCU stalls,
+    hung tasks...) in the run's boots, a log per line, or that there were
+    none: the figures of a boot with a splat are said to come from it."""
+    found = []
+    for path in logs:
+        r = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "splats.py"), path],
+                           capture_output=True, text=True)
+        if r.returncode:
+            first = [l for l in r.stdout.splitlines() if l.startswith("SPLAT")]
+            found.append("- `%s`: %s" % (os.path.basename(path),
+                                         "; ".join(first[:3]) or r.stdout.strip()[-160:]))
+    print("\n== splats in the boots: %d of %d logs ==" % (len(found), len(logs)))
+    print("\n".join(found))
+    return ["## Splats in the boots", "",
+            "devtools/splats.py over each console log of this run: %s" % (
+                "none in any of the %d." % len(logs) if not found else
+                "%d of %d logs have one (the figures of those boots stand, "
+                "but the boot was not clean):" % (len(found), len(logs)))] + \
+        ([""] + found if found else []) + [""]
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -862,6 +885,7 @@ def main():
            "",
            "Console logs: " + ", ".join("`%s`" % os.path.basename(runs[k][2])
                                         for k in sorted(runs)), ""]
+    md += splat_lines(logs)
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write("\n".join(md))
     print()
