@@ -96,7 +96,7 @@ ok=1
 [ $grew -ge $((pages * 4096)) ] && [ $grew -lt $((pages * 4096 + 1048576)) ] || ok=0
 [ $left -le 65536 ] && [ $left -ge -65536 ] || ok=0
 sed 's/^/# /' /run/tmp/memcg.out
-d="cache $cache: charged: $pages secret pages held in a cgroup grew its memory.current by $grew bytes"
+d="charged: $pages secret pages held in a cgroup grew its memory.current by $grew bytes"
 d="$d (the pages and less than 1 MiB more, the blocks charged to nobody), status $st,"
 d="$d $left bytes left after they were freed (within 64 KiB)"
 if [ $ok -eq 1 ]; then ktap_test_pass "$d"; else ktap_test_fail "$d"; fi
@@ -118,13 +118,13 @@ ok=1
 [ $left -le 65536 ] && [ $left -ge -65536 ] || ok=0
 [ $control -eq 0 ] || ok=0
 tail -n 2 /run/tmp/memcg.out | sed 's/^/# /'
-d="cache $cache: limit: $pages secret pages against memory.max=16M stopped the task"
+d="limit: $pages secret pages against memory.max=16M stopped the task"
 d="$d (status $st, oom_kill +$kills), $left bytes left after (within 64 KiB),"
 d="$d the same pages outside the cgroup faulted (status $control)"
 if [ $ok -eq 1 ]; then ktap_test_pass "$d"; else ktap_test_fail "$d"; fi
 
 rmdir $cg/uc
 [ $cache = off ] ||
-	ktap_test_result "cache on: verify: no page of the cache mapped where it must not be, no bad call refused" \
+	ktap_test_result "verify: no page of the cache mapped where it must not be, no bad call refused" \
 		uc_verify memcg
 ktap_finished

@@ -133,7 +133,7 @@ ktap_print_msg "figures: secret_max_ns=${smax:-none} kprobe_reg_max_us=${kmax:-n
 if [ $cache = off ]; then
 	ok=0
 	[ $rc -eq 0 ] && [ -n "$smax" ] && [ -n "$kmax" ] && [ "${nkp:-0}" -eq 64 ] && ok=1
-	uc_ktap $ok "cache off: 1024 secret pages faulted and 64 kprobes registered with memory scattered ($figs)"
+	uc_ktap $ok "1024 secret pages faulted and 64 kprobes registered with memory scattered ($figs)"
 else
 	# Control: a task that asks for blocks itself (exercise_blocks takes
 	# them with compaction allowed) shows up under its own name.
@@ -146,7 +146,7 @@ else
 	ok=0
 	[ $rc -eq 0 ] && [ "${nkp:-0}" -eq 64 ] && [ "$callers" -eq 0 ] && [ $deferred -ge 1 ] &&
 		[ $wrefills -ge 1 ] && [ "$ctl" -ge 1 ] && ok=1
-	uc_ktap $ok "cache on: no caller compacted for a block, the worker refilled; control: the same tracepoint saw dd compact $ctl times for its own blocks (+$ctl_c) ($figs)"
+	uc_ktap $ok "no caller compacted for a block, the worker refilled; control: the same tracepoint saw dd compact $ctl times for its own blocks (+$ctl_c) ($figs)"
 fi
 echo 0 > $tr/events/compaction/mm_compaction_begin/enable
 kill $hog $huge
