@@ -99,13 +99,8 @@ uc_ktap $ok "held page: a block whose page somebody holds waits, still held, and
 #   compacted=+C refill_failed=+X l2=+0 l3=+.. gb_spared=+..
 #   passed_over=+.. gb_split=+.. compact_stall=+.. compact_fail=+..
 #   compact_success=+..
-# (Fields 14 and 15 of /proc/buddyinfo are orders 9 and 10; the guest's
-# busybox awk has no "^".)
-free_2m() {
-	awk '$3 == "zone" && ($4 == "DMA32" || $4 == "Normal") && NF >= 15 {
-		n += $14 + 2 * $15 }
-	     END { print n + 0 }' /proc/buddyinfo
-}
+# (Free 2 MiB blocks of ZONE_DMA32 and ZONE_NORMAL, where GFP_KERNEL
+# blocks come from.)
 echo 1 > $dbg/drain
 proactive=$(cat /proc/sys/vm/compaction_proactiveness)
 echo 0 > /proc/sys/vm/compaction_proactiveness
@@ -114,7 +109,7 @@ hog=$!
 i=0
 while [ ! -e /run/tmp/frag.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 [ -e /run/tmp/frag.ready ] || { kill $hog; ktap_exit_fail_msg "scatter did not finish"; }
-f2m=$(free_2m)
+f2m=$(uc_free_2m DMA32 Normal)
 n=$((f2m + ${UC_FRAG_EXTRA:-16}))
 c0=$(uc_stat 'blocks found by direct compaction')
 x0=$(vmstat unmapped_cache_refill_failed)

@@ -350,7 +350,7 @@ unmovable_pageblocks() {
 }
 # Free MiB in order-9 and order-10 blocks, all zones.
 whole_free_mib() {
-	awk '{ n += $(5 + 9) * 2 + $(5 + 10) * 4 } END { print n + 0 }' /proc/buddyinfo
+	echo $(( $(uc_free_2m) * 2 ))
 }
 if grep -q 'uc.frag=1' /proc/cmdline; then
 	echo "UC-FRAG-COMPACTION $(awk '/^compact_|^kswapd_high_wmark_hit_quickly|^pgscan_kswapd |^pgscan_direct / \
@@ -368,7 +368,7 @@ if grep -q 'uc.frag=1' /proc/cmdline; then
 	     "compact_success=+$(( $(vmstat compact_success) - cok0 ))"
 	if [ -n "$scatter" ] && [ "$(uc_arg uc.fragctl 1)" != 0 ]; then
 		# Free pages in order-9 and order-10 blocks, all zones.
-		whole=$(awk '{ n += $(5 + 9) * 512 + $(5 + 10) * 1024 } END { print n + 0 }' /proc/buddyinfo)
+		whole=$(( $(uc_free_2m) * 512 ))
 		free=$(( $(meminfo MemFree) / 4 ))
 		n=$(( whole + (free - whole) / 2 ))
 		rm -f /run/tmp/fragctl.held

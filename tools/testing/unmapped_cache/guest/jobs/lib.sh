@@ -45,6 +45,15 @@ wait_ready() {
 	[ -e "$1" ]
 }
 
+# uc_free_2m [ZONE...]: free 2 MiB blocks (order-9 pages, and 2 per
+# order-10 page) in the named zones of /proc/buddyinfo, every zone without
+# one.  Fields 14 and 15 are orders 9 and 10 (busybox awk has no "^").
+uc_free_2m() {
+	awk -v zones="${*:+ $* }" '$3 == "zone" && NF >= 15 &&
+		(zones == "" || index(zones, " " $4 " ")) { n += $14 + 2 * $15 }
+		END { print n + 0 }' /proc/buddyinfo
+}
+
 # meminfo KEY: value of a /proc/meminfo line, in kB (0 if absent).
 meminfo() {
 	awk -v k="$1:" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/meminfo

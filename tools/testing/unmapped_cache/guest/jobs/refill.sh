@@ -74,11 +74,7 @@ i=0
 while [ ! -e /run/tmp/huge.ready ] && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
 [ -e /run/tmp/huge.ready ] ||
 	{ kill $hog $huge; ktap_exit_fail_msg "refill: huge pages not taken"; }
-free_2m() {
-	awk '$3 == "zone" && NF >= 15 {
-		n += $14 + 2 * $15 } END { print n + 0 }' /proc/buddyinfo
-}
-f2m=$(free_2m)
+f2m=$(uc_free_2m)
 sed 's/^/# /' /proc/buddyinfo
 g0=$(uc_stat 'blocks grabbed')
 
@@ -140,7 +136,7 @@ else
 	echo > $tr/trace
 	c0=$(uc_stat 'blocks found by direct compaction')
 	# dd writes the request, so the task that compacts is called dd.
-	echo $(( $(free_2m) + 4 )) | dd of=$dbg/exercise_blocks 2>/dev/null
+	echo $(( $(uc_free_2m) + 4 )) | dd of=$dbg/exercise_blocks 2>/dev/null
 	ctl=$(compactions '^dd$')
 	ctl_c=$(( $(uc_stat 'blocks found by direct compaction') - c0 ))
 	ok=0
