@@ -104,7 +104,7 @@ ktap_job() {
 		*)	continue ;;
 		esac
 		n=$((n + 1))
-	done < <(python3 "$UC_ROOT/devtools/ktap.py" "$log")
+	done < <(python3 "$UC_ROOT/devtools/ktap.py" --job "$log")
 	if [ $n -eq 0 ]; then
 		fail "guest: $label: no KTAP result (status $job_rc, log: $log)"
 	elif [ $bad -eq 0 ] && [ "$job_rc" -ne 0 ]; then
@@ -826,170 +826,39 @@ sec_bpftools() {
 	done
 }
 
-# stale_check PREFIX WHERE LOG: a pointer into an unloaded module's data
-# faults, as on a stock kernel (the callers job's stale workload); the
-# control is the same read while the module is loaded.
-stale_check() {
-	local st
-	st=$(grep -ao "UC-STALE .*" "$3" | tr -d '\r' | head -1)
-	case "$st" in
-	*"data_before='ok "*"data_after='fault "*"rodata_before='ok "*"rodata_after='fault "*)
-		pass "$1 pointers kept into an unloaded module's data and rodata fault, $2; the same reads worked while it was loaded (${st#UC-STALE })" ;;
-	*)	fail "$1 stale pointers into an unloaded module's data and rodata, $2: ${st:-no UC-STALE line} (want ok before, fault after; log: $3)" ;;
-	esac
-	# KASAN kernels: the read of freed text, which stays mapped (INT3),
-	# is reported; the same read while the module was loaded is not.
-	[ "$4" = kasan ] || return 0
-	local before="data_before='ok * kasan=ok' data_after='fault *' rodata_before='ok * kasan=ok' rodata_after='fault *' text_before='ok * kasan=ok'"
-	case "$st" in
-	"UC-STALE "$before" text_after='fault "*|"UC-STALE "$before" text_after='ok "*" kasan=reported'")
-		pass "$1 a pointer kept into an unloaded module's text: the read is reported by KASAN (or faults), $2; no read of the module's data, rodata or text was reported while it was loaded" ;;
-	*)	fail "$1 stale pointer into an unloaded module's text, $2: ${st:-no UC-STALE line} (want kasan=ok for every read before the unload, kasan=reported or a fault for the text after; log: $3)" ;;
-	esac
-}
-
 sec_callers() {
 	local mod_loops=20 plain_loops=50 kprobes=250
 	# With the cache on: every workload and the functional checks.  Off (the
 	# stock kernel): only the workloads whose figures or results are checked
-	# below (BPF, secretmem, the kcore scan's control), to keep make check
-	# short; make run has all of them both ways.
+	# (BPF, secretmem, the kcore scan's control, the 4K text probe, the
+	# stale pointers), to keep make check short; make run has all of them
+	# both ways.  The job checks the figures and reports in KTAP.
 	for mode in on off; do
 		log=$UC_GUEST/logs/callers-$mode.log
 		args=()
 		[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem,kcore,modtext,stale)
 		# The kprobes KUnit suite (built in) runs at this boot only.
 		# 20 load+unload cycles of each test module, 50 of lib/test_module
-		# (its bound below, 0.1 flush per cycle, needs that many to
-		# amortise the block refills) and 250 kprobes (make run: 50, 50
-		# and 1000).
+		# (its bound, 0.1 flush per cycle, needs that many to amortise the
+		# block refills) and 250 kprobes (make run: 50, 50 and 1000).
 		[ $mode = on ] && args=(--append "kunit.enable=1 kunit.filter_glob=kprobes_test"
 					--append uc.module_loops=$mod_loops
 					--append uc.plain_loops=$plain_loops --append uc.kprobes=$kprobes)
 		# Single-threaded TCG: under multi-threaded TCG on 2 vCPUs
-		# (tried for #28 item 4) lib/test_module's 50 cycles below cost
-		# 6 and 9 kernel TLB flushes in two runs, against 3 to 6 here,
-		# which the bound of that check does not allow; not yet
-		# understood, so the callers job stays single-threaded.
+		# (tried for #28 item 4) lib/test_module's 50 cycles cost 6 and 9
+		# kernel TLB flushes in two runs, against 3 to 6 here, which the
+		# bound of that check does not allow; not yet understood, so the
+		# callers job stays single-threaded.
 		guest "callers: secretmem, BPF, modules, kprobes/ftrace, cache $mode" "$log" \
 			--timeout 1200 --hostroot "${args[@]}" callers
-		[ $job_rc -eq 0 ] && pass "guest: callers job, cache $mode (all workloads check their results)" ||
-			fail "guest: callers job, cache $mode (status $job_rc, log: $log)"
+		ktap_job "callers, cache $mode" "$log"
 		splat_scan "guest: callers job, cache $mode" "$log"
-		# The scanner must find a control pattern planted in ordinary memory
-		# (else its "found=0" would mean nothing), and never the secret one;
-		# with the cache on not even through the kernel image's mapping of
-		# freed init memory, which the stock kernel leaves mapped
-		# (kcore_scan --image-ok with the cache off: found_image is stock's
-		# figure).
-		image=0
-		[ $mode = off ] && image='[0-9]*'
-		if grep -aq "UC-KCORE segments=[1-9][0-9]* bytes=[1-9][0-9]* found=0 found_image=$image control=[1-9][0-9]*" "$log"; then
-			pass "guest: /proc/kcore read with secret pages and a test module live: secret not found$([ $mode = on ] && echo ', not even through the kernel image mapping'), control found, cache $mode ($(grep -ao 'UC-KCORE.*' "$log" | tr -d '\r'))"
-		else
-			fail "guest: /proc/kcore scan, cache $mode (log: $log)"
-		fi
-		stale_check "guest:" "cache $mode" "$log"
-		[ $mode = on ] || continue
-		if grep -aq "UC-KPROBES kprobes=$kprobes .*hits_ok=1" "$log"; then
-			pass "guest: $kprobes kprobes and 16 ftrace ops registered and hit, cache $mode"
-		else
-			fail "guest: kprobes module, cache $mode (log: $log)"
-		fi
-		# The kernel's own tests; the detail is memfd_secret's kselftest
-		# totals and test_bpf's first summary line.
-		for t in memfd_secret test_bpf test_static_keys+test_module kprobes_test livepatch orc_module_stack; do
-			case $t in
-			memfd_secret) detail=$(grep -ao '^memfd_secret: # Totals:.*' "$log" | head -1 | cut -d' ' -f2-) ;;
-			test_bpf) detail=$(grep -ao 'test_bpf: Summary:.*' "$log" | head -1) ;;
-			*) detail=$(grep -ao "UC-SELFTEST $t .*" "$log" | head -1) ;;
-			esac
-			if grep -aq "UC-SELFTEST $t .*rc=0" "$log"; then
-				pass "guest: kernel test $t passes, cache $mode ($(echo "$detail" | tr -d '\r'))"
-			else
-				fail "guest: kernel test $t, cache $mode (log: $log)"
-			fi
-		done
 	done
-	log=$UC_GUEST/logs/callers-on.log
-	for w in secretmem bpf modules kprobes; do
-		check "guest: $w with the cache on: 0 level-2 splits, DirectMap4k +0 kB" \
-			python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2=0" --expect "$w:dm4k=0" "$log"
-	done
-	# Module memory in execmem's caches: the load+unload cycles of the 3
-	# test modules cost the seal of their ro_after_init data (one flush
-	# each) and little else; stock costs about 12 per cycle (make run).
-	local cycles=$((3 * mod_loops))
-	check "guest: $cycles module load+unload cycles with the cache on: at most 1.2 kernel TLB flushes per cycle (<= $((cycles * 12 / 10)))" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect "modules:tlb<$((cycles * 12 / 10 + 1))" "$log"
-	# A module without ro_after_init data seals nothing: the cycles of
-	# lib/test_module cost at most 0.1 flush each (block refills, the
-	# reaper, execmem's unmaps flushed 32 at a time), plus one for a
-	# batch of unmaps that began before the first cycle (its start
-	# depends on the earlier workloads: BPF's scratch buffers are
-	# execmem mappings too).
-	check "guest: $plain_loops load+unload cycles of test_module (no ro_after_init) with the cache on: at most 0.1 kernel TLB flushes per cycle, and one for a batch begun before (<= $((plain_loops / 10 + 1)))" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect "plainmod:tlb<$((plain_loops / 10 + 2))" "$log"
-	# Their text is mapped by 2M entries: pages holding a function of each
-	# module (kallsyms) against the module area's page tables (ptdump).
-	mt=$(grep -ao 'UC-MODTEXT uc_testmod_[abc] text_pages=[0-9]* text_pages_2m=[0-9]*' "$log" | tr -d '\r' |
-		awk '{ split($3, a, "="); split($4, b, "="); t += a[2]; m += b[2]; n++ }
-		     END { if (n == 3 && t > 0) printf "%d %d %d", m, t, 100 * m / t }')
-	read -r mt2m mttot mtpct <<< "$mt"
-	if [ -n "$mt" ] && [ "$mtpct" -ge 90 ]; then
-		pass "guest: text of the 3 loaded test modules mapped by 2M entries: $mt2m of $mttot pages ($mtpct %, want >= 90 %)"
-	else
-		fail "guest: module text mapped by 2M entries: ${mt:-no UC-MODTEXT lines} (want 3 modules, >= 90 %; log: $log)"
-	fi
-	# secretmem faults 2 rounds x 4 processes x 2048 pages = 16384 pages
-	# (64 MiB): at most one kernel TLB flush per 2 MiB is 32.
-	check "guest: secretmem with the cache on: at most one kernel TLB flush per 2 MiB faulted (16384 pages, <= 32)" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect "secretmem:tlb<33" "$log"
-	# After every workload, every block held: no page with a present direct-map
-	# entry, W^X and the arena's permission in the module area.
-	verify=$(grep -a 'UC-VERIFY ' "$log" | tr -d '\r')
-	nverify=$(echo "$verify" | grep -c 'blocks=[1-9]')
-	if [ "$nverify" -ge 6 ] && ! echo "$verify" | grep -q 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]'; then
-		pass "guest: after each of $nverify workloads, no cache page is present in the direct map and no mapping breaks W^X ($(echo "$verify" | tail -1 | sed 's/.*UC-VERIFY //'))"
-	else
-		fail "guest: block verification after the workloads (log: $log): $(echo "$verify" | grep 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]' | head -3)"
-	fi
-	# No call refused as bad input during the workloads: the KUnit
-	# bad-input cases (which count every refusal) fire each warn-once
-	# site at boot of the KUnit kernels, after which a caller's bad call
-	# would print nothing; this job's jobs/lib.sh reads the count at
-	# every UC-VERIFY.
-	nbad=$(echo "$verify" | grep -c 'bad_calls=+0$')
-	if [ "$nverify" -ge 6 ] && [ "$nbad" -eq "$(echo "$verify" | grep -c .)" ]; then
-		pass "guest: no call refused as bad input during any of the workloads ($nbad UC-VERIFY lines with bad_calls=+0)"
-	else
-		fail "guest: calls refused as bad input during the workloads: $(echo "$verify" | grep -v 'bad_calls=+0$' | head -3) (log: $log)"
-	fi
-	# The same check while each test module is loaded, so that it sees live
-	# module text, rodata and data in execmem's caches' blocks (and the
-	# ro_after_init section in an execmem mapping).
-	loaded=$(grep -a 'UC-VERIFY name=modules-loaded-[abc] blocks=[1-9].* vmap_dm_present=0 vmap_wx=0' "$log" |
-		grep -vc 'dm_present=[1-9]\|wx=[1-9]\|ro_writable=[1-9]\|rw_exec=[1-9]')
-	if [ "$loaded" -eq 3 ]; then
-		pass "guest: while each of 3 test modules is loaded, no page of the cache is writable and executable, RO/ROX pages are not writable, RW pages not executable, and none has a direct-map entry ($(grep -a 'UC-VERIFY name=modules-loaded-c' "$log" | tr -d '\r' | sed 's/.*UC-VERIFY //'))"
-	else
-		fail "guest: verify with the modules loaded: $loaded of 3 clean UC-VERIFY lines (log: $log)"
-	fi
-	# The drain after the workloads: released blocks, and the kernel TLB
-	# flushes it cost (one per block taken out of the module area, none
-	# to put a block back into the direct map).
-	dtlb=$(grep -ao 'UC-DRAIN-TLB released=[0-9]* flushes=[0-9]*' "$log" | tr -d '\r')
-	rel=$(echo "$dtlb" | sed -n 's/.*released=\([0-9]*\).*/\1/p')
-	fl=$(echo "$dtlb" | sed -n 's/.*flushes=\([0-9]*\).*/\1/p')
-	if [ -n "$rel" ] && [ "$rel" -gt 0 ] && [ "$fl" -le "$rel" ]; then
-		pass "guest: a drain releasing $rel blocks flushes the kernel TLB $fl times, at most once per block ($dtlb)"
-	else
-		fail "guest: TLB flushes of a drain (${dtlb:-no UC-DRAIN-TLB line}; want 1 or more blocks released, at most one flush each; log: $log)"
-	fi
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the
 	# drain agree with the cache's own accounting (debugfs), to the page,
 	# and are not all zero: module text (ROX), rodata (RO) and data (NONE
 	# pages mapped for execmem) of the loaded uc_tlbcount module are live.
+	log=$UC_GUEST/logs/callers-on.log
 	fp=$(grep -ao 'UC-FOOTPRINT name=drained .*' "$log" | tr -d '\r' | tail -n 1)
 	if echo "$fp" | awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
 		END { exit !(v["held"] > 0 && v["rox"] > 0 && v["ro"] > 0 && v["none"] > 0 &&
@@ -1001,52 +870,6 @@ sec_callers() {
 	else
 		bfail "plumbing: footprint counters (${fp:-no UC-FOOTPRINT name=drained line}; want held = debugfs held = 512 x (in - out) = held_kb / 4 > 0, and each permission's pages equal to debugfs, ro, rox and none above 0; log: $log)"
 	fi
-	# Held against live memory once reclaim's shrinkers ran after each
-	# workload (the "+shrunk" lines): at most the blocks the live pages
-	# of each permission need, plus one block per arena with live pages
-	# (the one the shrinker keeps so that the next allocation pays no
-	# refill).  Before the shrink, free blocks are still held: that the
-	# same sum sees them is shown by the count of workloads over it.
-	fpsum=$(grep -ao 'UC-FOOTPRINT name=[^ ]* .*' "$log" | tr -d '\r' | awk '
-		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		  need = 0; active = 0
-		  split("none ro rox rw", p, " ")
-		  for (j = 1; j <= 4; j++) { n = v[p[j]] + 0
-			need += int((n + 511) / 512); active += (n > 0) }
-		  held = int(v["held"] / 512); over = held > need + active
-		  if (v["name"] ~ /[+]shrunk$/) { s++; if (over) { bad++; badl = badl " " v["name"] "=" held ">" need "+" active } }
-		  else { u++; uo += over } }
-		END { printf "%d %d %d %d%s", s, bad, u, uo, badl }')
-	set -- $fpsum
-	if [ "${1:-0}" -ge 5 ] && [ "$2" = 0 ]; then
-		pass "guest: after the shrinkers, each of the $1 workloads leaves the cache holding at most the blocks its live pages need + 1 per active arena (before the shrink $4 of $3 held more)"
-	else
-		fail "guest: held against live after the shrinkers: ${1:-0} +shrunk footprint lines (want >= 5), $2 over the goal:${fpsum#* * * * } (log: $log)"
-	fi
-	if grep -aq "UC-BPF-ROX allocations=[1-9]" "$log"; then
-		pass "guest: BPF programs come from the ROX arena with the cache on ($(grep -ao 'UC-BPF-ROX.*' "$log" | tr -d '\r'))"
-	else
-		fail "guest: BPF programs not in the ROX arena (log: $log)"
-	fi
-	log=$UC_GUEST/logs/callers-off.log
-	# Positive control of the 2M share: the same probe sees stock module
-	# text in 4K mappings only.
-	one=$(grep -ao 'UC-MODTEXT-ONE uc_testmod_b text_pages=[0-9]* text_pages_2m=[0-9]*' "$log" | tr -d '\r')
-	if echo "$one" | grep -q 'text_pages=[1-9][0-9]* text_pages_2m=0$'; then
-		pass "guest: with the cache off the probe sees module text in 4K mappings only (${one#UC-MODTEXT-ONE })"
-	else
-		fail "guest: module text probe with the cache off: ${one:-no UC-MODTEXT-ONE line} (want pages > 0, none 2M; log: $log)"
-	fi
-	check "guest: stock secretmem flushes the kernel TLB once per page (16384 pages)" \
-		python3 "$UC_ROOT/devtools/figures.py" --expect "secretmem:tlb>16383" "$log"
-	# The issue's bar: stock BPF and secretmem must split, or the workloads do
-	# not show the problem.  BPF runs first on fresh memory; the workloads
-	# after it reuse pages whose direct-map entries it split already (modules
-	# then often split nothing, so they are reported, not required).
-	for w in bpf secretmem; do
-		check "guest: $w with unmapped_cache=off splits the direct map (the workload shows the problem)" \
-			python3 "$UC_ROOT/devtools/figures.py" --expect "$w:l2>0" "$log"
-	done
 }
 
 sec_soak() {
@@ -1077,9 +900,7 @@ sec_debug() {
 			--kunit --smp 2 --append no5lvl --append init_on_free=1 \
 			--append kasan_multi_shot \
 			--append uc.workloads=bpf,secretmem,stale debug
-		[ $job_rc -eq 0 ] && pass "debug guest: KUnit, workloads, kmemleak and W^X check ran ($(grep -ao 'UC-KMEMLEAK.*\|UC-WX.*' "$log" | tr -d '\r' | paste -sd ' ' -))" ||
-			fail "debug guest: job (status $job_rc, log: $log)"
-		stale_check "debug guest:" "under KASAN" "$log" kasan
+		ktap_job "debug kernel" "$log"
 		kunit_results debug "$log"
 		splat_scan "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings, and the KASAN report of the stale read of freed module text)" \
 			"$log" --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES" \
@@ -1112,9 +933,7 @@ sec_rt() {
 	UC_VARIANT=rt guest_mttcg "RT kernel: KUnit and workloads" "$log" \
 		--timeout 2400 --kunit --smp 2 \
 		--append pti=on --append uc.workloads=bpf,secretmem,modules rt
-	local note=$mttcg_note
-	[ $job_rc -eq 0 ] && pass "RT guest: KUnit, planted race and workloads ran on 2 vCPUs, multi-threaded TCG, PTI on ($(grep -ao 'UC-KCSAN-CONTROL .*' "$log" | tr -d '\r')$note)" ||
-		fail "RT guest: job (status $job_rc, log: $log$note)"
+	ktap_job "RT kernel, 2 vCPUs, multi-threaded TCG, PTI on${mttcg_note:+ (${mttcg_note#; })}" "$log"
 	kunit_results rt "$log"
 	# The series' code outside the cache's files: the functions its
 	# patches add to kernel files (module_memory_poke(), the BPF pack's
@@ -1134,15 +953,13 @@ sec_distro() {
 		return
 	fi
 	bpass "build: distribution kernel (Debian's configuration without modules) and its signed test modules"
-	local log line
+	local log
 	# 1. KUnit, KFENCE sampling, page table check; every workload.
 	log=$UC_GUEST/logs/distro.log
 	UC_VARIANT=distro guest "distribution kernel: KUnit and workloads" "$log" \
 		--timeout 2400 --kunit --smp 2 \
 		--append kfence.sample_interval=100 --append page_table_check=on distro
-	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
-	[ $job_rc -eq 0 ] && pass "distro guest: KUnit, then every workload with KFENCE sampling and the page table check on, cache on (${line#UC-DISTRO })" ||
-		fail "distro guest: KUnit and workloads (${line:-no UC-DISTRO line}; want cache=on, kfence=on, no workload failed; status $job_rc, log: $log)"
+	ktap_job "distribution kernel, KFENCE, page table check" "$log"
 	kunit_results distro "$log"
 	splat_scan "distro guest: KUnit and workloads" "$log" \
 		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
@@ -1153,17 +970,13 @@ sec_distro() {
 		--timeout 1800 --smp 2 --append uc.distro=locked --append lockdown=integrity \
 		--append module.sig_enforce=1 --append init_on_free=1 \
 		--append uc.workloads=bpf,secretmem,modules,plainmod,modtext,kprobes,kcore,selftests distro
-	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
-	[ $job_rc -eq 0 ] && pass "distro guest: lockdown=integrity and module.sig_enforce=1 (the unsigned copy of a test module refused, the signed ones loaded) and init_on_free=1, cache on, the workloads ran (${line#UC-DISTRO })" ||
-		fail "distro guest: lockdown, signed modules, init_on_free (${line:-no UC-DISTRO line}; want cache=on lockdown=integrity sig_enforce=Y unsigned=refused, heap free:on, no workload failed; status $job_rc, log: $log)"
+	ktap_job "distribution kernel, lockdown, signed modules, init_on_free" "$log"
 	splat_scan "distro guest: lockdown, signed modules, init_on_free" "$log"
 	# 3. debug_pagealloc=on: the cache steps aside, with one line.
 	log=$UC_GUEST/logs/distro-pagealloc.log
 	UC_VARIANT=distro guest "distribution kernel: debug_pagealloc=on" "$log" \
 		--timeout 1800 --smp 2 --append uc.distro=pagealloc --append debug_pagealloc=on distro
-	line=$(grep -ao 'UC-DISTRO .*' "$log" | tr -d '\r')
-	[ $job_rc -eq 0 ] && pass "distro guest: debug_pagealloc=on, the cache stepped aside with one log line and every workload ran on the stock paths (${line#UC-DISTRO }; control: cache=on in the two other boots)" ||
-		fail "distro guest: debug_pagealloc=on (${line:-no UC-DISTRO line}; want cache=off stepped_aside=1, no workload failed; status $job_rc, log: $log)"
+	ktap_job "distribution kernel, debug_pagealloc=on" "$log"
 	splat_scan "distro guest: debug_pagealloc=on" "$log"
 }
 

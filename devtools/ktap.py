@@ -3,7 +3,7 @@
 parser (tools/testing/kunit/kunit_parser.py, what "kunit.py parse" runs),
 from the tree in $UC_SRC (default $UC_CACHE/src).
 
-Usage: ktap.py [-v] [--manifest FILE] LOG
+Usage: ktap.py [-v] [--job | --manifest FILE] LOG
 
 Prints one line per test case (leaf result), "PASS", "FAIL" or "SKIP"
 followed by suite.case (parameterised cases as suite.case.param), then a
@@ -12,6 +12,11 @@ the output is incomplete (the parser found a result missing, as when the
 kernel crashed in the middle of a suite: "INCOMPLETE" lines).  With -v,
 the parser's own report (as "kunit.py parse" prints it) goes to standard
 error.
+
+A console log has the KUnit suites that ran at boot before the init's
+"UC-BEGIN" line and the job's own results (KTAP, jobs/lib.sh) after it:
+the KUnit results are read from the lines before it, and with --job the
+job's from the lines after it.
 
 With --manifest FILE (one "suite.case[.param]" per line; "#" starts a
 comment), also prints "MISSING name" for each listed case the log does
@@ -87,7 +92,10 @@ def main():
     if verbose:
         args = args[1:]
     manifest = None
-    if len(args) == 3 and args[0] == "--manifest":
+    job = bool(args) and args[0] == "--job"
+    if job:
+        args = args[1:]
+    elif len(args) == 3 and args[0] == "--manifest":
         manifest = read_manifest(args[1])
         args = args[2:]
     if len(args) != 1:
@@ -95,7 +103,9 @@ def main():
         return 2
     kp = load_parser(verbose)
     with open(args[0], errors="replace") as f:
-        cases, problems = parse(kp, f.readlines())
+        lines = f.readlines()
+    begin = next((i for i, line in enumerate(lines) if line.startswith("UC-BEGIN ")), len(lines))
+    cases, problems = parse(kp, lines[begin:] if job else lines[:begin])
     for status, name in cases:
         print("%s %s" % (status, name))
     for p in problems:
@@ -113,8 +123,8 @@ def main():
                 print("UNLISTED %s" % name)
                 drift += 1
     counts = {s: sum(1 for c in cases if c[0] == s) for s in ("PASS", "FAIL", "SKIP")}
-    print("kunit: %d passed, %d failed, %d skipped%s" % (
-        counts["PASS"], counts["FAIL"], counts["SKIP"],
+    print("%s: %d passed, %d failed, %d skipped%s" % (
+        "job" if job else "kunit", counts["PASS"], counts["FAIL"], counts["SKIP"],
         ", output incomplete" if problems else ""))
     if manifest is not None:
         print("manifest: %d cases listed, %d missing or unlisted" % (len(manifest), drift))

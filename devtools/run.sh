@@ -41,7 +41,10 @@ for mem in fresh scattered; do
 		# uc.sample=1: the UC-TS samples the timeline is drawn from.
 		# uc.frag=1 with page_owner=on: the fragmentation probe after the
 		# workloads (mixed pageblocks, huge pages a mapping still gets).
-		args=(--log "$log" --append uc.sample=1 --append uc.frag=1 --append page_owner=on)
+		# uc.figcheck=0: the figures are measured here, make check
+		# checks them.
+		args=(--log "$log" --append uc.sample=1 --append uc.frag=1 --append page_owner=on
+		      --append uc.figcheck=0)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		[ $mem = scattered ] && args+=(--append uc.scatter=1)
 		step "4/5 ($n/4)" "booting with the cache $mode, $mem memory: BPF, secretmem, modules, kprobes, kcore, selftests (~9 min under TCG; $(( ($(date +%s) - start) / 60 )) min so far)"
@@ -75,7 +78,7 @@ for i in $(seq 1 "$UC_FRAG_BOOTS"); do
 		log=$UC_GUEST/logs/run-fragrep-$mode-$i.log
 		args=(--log "$log" --append uc.frag=1 --append page_owner=on --append uc.scatter=1
 		      --append uc.workloads=bpf,secretmem,modules --append uc.module_loops=10
-		      --append uc.fragctl=0)
+		      --append uc.fragctl=0 --append uc.figcheck=0)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		step 4/5 "scattered memory again for the THP probe, cache $mode ($i of $UC_FRAG_BOOTS, ~3 min)"
 		"$UC_ROOT/devtools/qemu-run.sh" --timeout 1200 --hostroot "${args[@]}" callers >/dev/null ||

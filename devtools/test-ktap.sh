@@ -90,6 +90,35 @@ if [ $rc != 1 ] || [ "$out" != "$want" ]; then
 	echo "manifest: got rc=$rc:"; echo "$out"
 	bad=1
 fi
+# A boot with both: the KUnit suites before the init's UC-BEGIN line, the
+# job's results (a nested KTAP, as the debug job prints the callers') after.
+cat > "$tmp/both" <<'L'
+[    0.5] KTAP version 1
+[    0.5] 1..1
+[    0.5]     KTAP version 1
+[    0.5]     # Subtest: s
+[    0.5]     1..1
+[    0.5]     ok 1 a
+[    0.5] ok 1 s
+UC-BEGIN job=debug
+TAP version 13
+1..2
+    TAP version 13
+    1..2
+    ok 1 w1
+[    9.1] a printk line
+    not ok 2 w2
+not ok 1 callers
+ok 2 kmemleak
+UC-RESULT rc=1
+L
+out=$(python3 "$ktap" "$tmp/both" | tr '\n' '|')
+[ "$out" = "PASS s.a|kunit: 1 passed, 0 failed, 0 skipped|" ] ||
+	{ echo "both, KUnit: got '$out'"; bad=1; }
+out=$(python3 "$ktap" --job "$tmp/both" | tr '\n' '|')
+[ "$out" = "PASS callers.w1|FAIL callers.w2|PASS kmemleak|job: 2 passed, 1 failed, 0 skipped|" ] ||
+	{ echo "both, job: got '$out'"; bad=1; }
+
 printf '%s\n' s.a s.b > "$tmp/manifest"
 python3 "$ktap" --manifest "$tmp/manifest" "$tmp/drift" >/dev/null ||
 	{ echo "manifest: a matching manifest failed"; bad=1; }

@@ -20,14 +20,13 @@ dbg=/sys/kernel/debug/unmapped_cache
 [ -w "$dbg/exercise_blocks" ] || ktap_exit_fail_msg "missing $dbg/exercise_blocks"
 exercise() { echo "$1" > "$dbg/exercise_blocks"; }
 
-get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 before=$(uc_snapshot)
 uc_measure blocks exercise "$nblocks"
 r=$?
 after=$(uc_snapshot)
 grep -E "blocks (grabbed|released|held)|last exercise" "$dbg/blocks" | sed 's/^/# /'
-l2=$(( $(get "$after" l2) - $(get "$before" l2) ))
-dm4k=$(( $(get "$after" dm4k) - $(get "$before" dm4k) ))
+l2=$(( $(uc_field "$after" l2) - $(uc_field "$before" l2) ))
+dm4k=$(( $(uc_field "$after" dm4k) - $(uc_field "$before" dm4k) ))
 uc_ktap $(( r == 0 && l2 == 0 )) "blocks: $nblocks blocks out of the direct map and back cause 0 level-2 splits (+$l2, status $r)"
 uc_ktap $(( r == 0 && dm4k == 0 )) "blocks: those $nblocks blocks grow DirectMap4k by 0 kB (+$dm4k kB)"
 

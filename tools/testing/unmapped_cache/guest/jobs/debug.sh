@@ -4,8 +4,9 @@
 # qemu-run.sh; needs --kunit for the suites, which run at boot before it).  It runs the callers' workloads at a reduced size
 # with the modules built for this kernel (each workload is followed by the
 # UC-VERIFY check of every block), then asks kmemleak for a scan and the
-# kernel for a W^X check of its page tables.  The host fails the run on any
-# splat in the console (devtools/splats.py) and on a bad UC- line.
+# kernel for a W^X check of its page tables; a KTAP result each, the
+# callers' results nested in the first.  The host also fails the run on
+# any splat in the console (devtools/splats.py).
 . "$UC_DIR/jobs/lib.sh"
 
 export UC_MODS=${UC_BIN%/bin}/modules-debug
@@ -14,13 +15,16 @@ export UC_MODS=${UC_BIN%/bin}/modules-debug
 # the full sizes do (every allocation and free path, a block refill).
 export UC_BPF_PROGS=${UC_BPF_PROGS:-30} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
 export UC_SECRET_PAGES=${UC_SECRET_PAGES:-128} UC_FOOTPRINT=0
-rc=0
-sh "$UC_DIR/jobs/callers.sh" || rc=1
+
+ktap_print_header
+ktap_set_plan 3
+uc_subtest callers sh "$UC_DIR/jobs/callers.sh"
 
 # kmemleak reports objects that a scan finds unreferenced and that are
 # 5 s old or more: wait 6 s after the last workload, then scan once (one
-# scan of this guest's 5 GiB takes some 20 s under TCG).  Only leaks whose allocation trace passes through the cache are printed
-# (the console is checked for them); the others are counted.
+# scan of this guest's 5 GiB takes some 20 s under TCG).  Only leaks whose
+# allocation trace passes through the cache are printed; the others are
+# counted.
 leaks=/sys/kernel/debug/kmemleak
 if [ -w $leaks ]; then
 	sleep 6
@@ -32,15 +36,14 @@ if [ -w $leaks ]; then
 	     END { if (rec ~ /unmapped_cache|uc_/) printf "%s", rec }' /run/tmp/kmemleak > /run/tmp/kmemleak.ours
 	ours=$(grep -c 'unreferenced object' /run/tmp/kmemleak.ours)
 	cat /run/tmp/kmemleak.ours
-	echo "UC-KMEMLEAK leaks=$all ours=$ours"
-	[ "$ours" -eq 0 ] || rc=1
+	[ "$ours" -eq 0 ]
+	uc_ktap $((! $?)) "kmemleak: no unreferenced object allocated through the cache ($ours of $all)"
 else
-	echo "UC-KMEMLEAK unavailable"
-	rc=1
+	ktap_test_fail "kmemleak: $leaks is not there"
 fi
 
 # The W^X check of the kernel page tables, after all the workloads.
 wx=$(cat /sys/kernel/debug/check_wx_pages 2>&1)
-echo "UC-WX $wx"
-[ "$wx" = SUCCESS ] || rc=1
-exit $rc
+[ "$wx" = SUCCESS ]
+uc_ktap $((! $?)) "W^X check of the kernel page tables after the workloads: $wx"
+ktap_finished

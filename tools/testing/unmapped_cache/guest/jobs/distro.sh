@@ -17,10 +17,11 @@
 #                           one log line, the workloads run on the stock
 #                           paths
 #
-# Prints one line before the workloads, for the host to check:
+# Two KTAP results: the boot's configuration (from the line
 #   UC-DISTRO mode=M cache=on|off stepped_aside=N lockdown=L
 #             sig_enforce=Y|N kfence=on|off auto_init='...' unsigned=...
-# then callers.sh's lines.  The host fails the run on any splat.
+# and what each mode wants of it), then callers.sh, its results nested.
+# The host also fails the run on any splat.
 . "$UC_DIR/jobs/lib.sh"
 
 export UC_MODS=${UC_BIN%/bin}/modules-distro
@@ -47,26 +48,32 @@ if [ "$mode" = locked ]; then
 	if insmod "$UC_MODS/unsigned_uc_testmod_c.ko" 2>/dev/null; then
 		unsigned=loaded
 		rmmod uc_testmod_c
-		rc=1
 	else
 		unsigned=refused
 	fi
 fi
-echo "UC-DISTRO mode=$mode cache=$cache stepped_aside=$stepped lockdown=${lockdown:-unknown}" \
-     "sig_enforce=${sig:-unknown} kfence=$kfence auto_init='$auto_init' unsigned=$unsigned"
+line="mode=$mode cache=$cache stepped_aside=$stepped lockdown=${lockdown:-unknown}"
+line="$line sig_enforce=${sig:-unknown} kfence=$kfence auto_init='$auto_init' unsigned=$unsigned"
+echo "UC-DISTRO $line"
 
+ktap_print_header
+ktap_set_plan 2
 case "$mode" in
 default)
-	[ $cache = on ] && [ "$stepped" -eq 0 ] && [ $kfence = on ] || rc=1 ;;
+	[ $cache = on ] && [ "$stepped" -eq 0 ] && [ $kfence = on ]
+	uc_ktap $((! $?)) "cache on, KFENCE sampling on ($line)" ;;
 locked)
-	[ $cache = on ] && [ "$lockdown" = integrity ] && [ "$sig" = Y ] || rc=1
-	case "$auto_init" in *"heap free:on"*) ;; *) rc=1 ;; esac ;;
+	ok=0
+	[ $cache = on ] && [ "$lockdown" = integrity ] && [ "$sig" = Y ] &&
+		[ $unsigned = refused ] && ok=1
+	case "$auto_init" in *"heap free:on"*) ;; *) ok=0 ;; esac
+	uc_ktap $ok "cache on, lockdown=integrity, module.sig_enforce=1 (the unsigned copy of a test module refused), init_on_free=1 ($line)" ;;
 pagealloc)
-	[ $cache = off ] && [ "$stepped" -eq 1 ] || rc=1 ;;
+	[ $cache = off ] && [ "$stepped" -eq 1 ]
+	uc_ktap $((! $?)) "debug_pagealloc=on: the cache stepped aside with one log line, the workloads run on the stock paths; control: cache on in the two other boots ($line)" ;;
 *)
-	echo "unknown uc.distro=$mode"
-	exit 1 ;;
+	ktap_exit_fail_msg "unknown uc.distro=$mode" ;;
 esac
 
-sh "$UC_DIR/jobs/callers.sh" || rc=1
-exit $rc
+uc_subtest callers sh "$UC_DIR/jobs/callers.sh"
+ktap_finished

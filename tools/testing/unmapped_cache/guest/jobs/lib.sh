@@ -16,6 +16,17 @@ uc_ktap() {
 	if [ "$1" = 1 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
 }
 
+# uc_subtest DESC CMD...: run CMD, a job that prints its own KTAP, as a
+# subtest of this one (its output indented), then the result DESC, passed
+# if CMD exited 0 (ktap_finished's status: every planned check passed).
+uc_subtest() {
+	local desc=$1
+	shift
+	{ "$@"; echo $? > /run/tmp/subtest.rc; } 2>&1 | sed 's/^/    /'
+	[ "$(cat /run/tmp/subtest.rc)" = 0 ]
+	uc_ktap $((! $?)) "$desc"
+}
+
 # uc_seed: the seed of this run's random choices, uc.seed= on the kernel
 # command line (make check passes UC_SEED), 1 without one.  The init
 # prints it on its UC-BEGIN line.
@@ -59,6 +70,11 @@ meminfo() {
 	awk -v k="$1:" '$1 == k { print $2; found = 1 } END { if (!found) print 0 }' /proc/meminfo
 }
 
+# uc_field LINE KEY: the value of the word KEY=VALUE in LINE.
+uc_field() {
+	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
 # uc_stat NAME: a counter of /sys/kernel/debug/unmapped_cache/blocks (0 if absent).
 uc_stat() {
 	f=/sys/kernel/debug/unmapped_cache/blocks
@@ -91,7 +107,7 @@ uc_footprint() {
 	echo "$line $(awk '{ p[$(NF - 2)] += substr($NF, 7) }
 		END { printf "dbg_none=%d dbg_ro=%d dbg_rox=%d dbg_rw=%d",
 		      p["none"], p["ro"], p["rox"], p["rw"] }' \
-		/sys/kernel/debug/unmapped_cache/caches)"
+		/sys/kernel/debug/unmapped_cache/caches)" | tee -a /run/tmp/footprint.all
 }
 
 # The figures every workload reports, as KEY=VALUE words: splits, DirectMap
@@ -144,7 +160,7 @@ uc_verify() {
 	[ -r /sys/kernel/debug/unmapped_cache/verify ] || return 0
 	v=$(cat /sys/kernel/debug/unmapped_cache/verify)
 	bad=$(( $(uc_stat 'bad calls refused') - UC_BAD_CALLS0 ))
-	echo "UC-VERIFY name=$1 $v bad_calls=+$bad"
+	echo "UC-VERIFY name=$1 $v bad_calls=+$bad" | tee -a /run/tmp/verify.all
 	# A refused call warns once per call site and boot: after the KUnit
 	# bad-input cases (which run before any job) the same bug in a caller
 	# would be silent but for this count.
@@ -161,7 +177,8 @@ uc_verify() {
 
 # uc_measure NAME CMD...: run CMD and print one line
 #   UC-FIG name=NAME rc=RC KEY=BEFORE:AFTER ...
-# that the host parses into its tables; then uc_verify NAME.
+# that the host parses into its tables (also kept in /run/tmp/fig.NAME
+# for the job); then uc_verify NAME.
 uc_measure() {
 	# Local: the jobs keep their own rc, name... (a global rc here once
 	# reset a job's failed status to the next workload's 0).
@@ -178,7 +195,7 @@ uc_measure() {
 		a=$(echo "$after" | tr ' ' '\n' | sed -n "s/^$k=//p")
 		line="$line $k=${b#*=}:$a"
 	done
-	echo "$line"
+	echo "$line" | tee "/run/tmp/fig.$name"
 	uc_verify "$name" || rc=1
 	return $rc
 }

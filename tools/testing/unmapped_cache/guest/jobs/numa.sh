@@ -52,11 +52,6 @@ arena_free() {
 	     END { print s + 0 }' $dbg/arena/none-node$1
 }
 
-# field LINE KEY: the value of KEY=VALUE in LINE.
-field() {
-	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
-}
-
 # probe NAME ARGS...: numa_probe secret ARGS; its line in $pline.
 probe() {
 	name=$1
@@ -86,8 +81,8 @@ probe local1 --cpu 1 1024
 l1=$pline
 ktap_print_msg "$l0"
 ktap_print_msg "$l1"
-local_pages=$(( $(field "$l0" node0) + $(field "$l1" node1) ))
-total=$(( $(field "$l0" pages) + $(field "$l1" pages) ))
+local_pages=$(( $(uc_field "$l0" node0) + $(uc_field "$l1" node1) ))
+total=$(( $(uc_field "$l0" pages) + $(uc_field "$l1" pages) ))
 share=$(( local_pages * 1000 / (total > 0 ? total : 1) ))
 ok=0
 [ $total -eq 2048 ] && [ $share -ge 990 ] && ok=1
@@ -142,22 +137,22 @@ policy() {
 }
 
 policy bind --cpu 0 --policy bind 1 512
-n1=$(field "$line" node1)
+n1=$(uc_field "$line" node1)
 ok=0
-[ "$n1" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
+[ "$n1" = 512 ] && [ "$(uc_field "$line" cached1)" = 512 ] && ok=1
 uc_ktap $ok "bind: all 512 secret pages of an MPOL_BIND task on node 1 come from node 1's arena ($line)"
 
 policy preferred --cpu 0 --policy preferred 1 512
-n1=$(field "$line" node1)
+n1=$(uc_field "$line" node1)
 ok=0
-[ "$n1" -ge 507 ] && [ "$(field "$line" cached1)" -ge 507 ] && ok=1
+[ "$n1" -ge 507 ] && [ "$(uc_field "$line" cached1)" -ge 507 ] && ok=1
 uc_ktap $ok "preferred: at least 99 % of 512 secret pages of an MPOL_PREFERRED task come from node 1's arena ($line)"
 
 policy interleave --cpu 0 --policy interleave 0,1 512
-n0=$(field "$line" node0)
-n1=$(field "$line" node1)
-c0=$(field "$line" cached0)
-c1=$(field "$line" cached1)
+n0=$(uc_field "$line" node0)
+n1=$(uc_field "$line" node1)
+c0=$(uc_field "$line" cached0)
+c1=$(uc_field "$line" cached1)
 ok=0
 [ "$n0" -ge 128 ] && [ "$n1" -ge 128 ] && [ $((n0 + n1)) = 512 ] &&
 	[ $((c0 + c1)) = 512 ] && ok=1
@@ -176,7 +171,7 @@ else
 	line="no cpuset controller"
 fi
 ok=0
-[ "$(field "$line" node1)" = 512 ] && [ "$(field "$line" cached1)" = 512 ] && ok=1
+[ "$(uc_field "$line" node1)" = 512 ] && [ "$(uc_field "$line" cached1)" = 512 ] && ok=1
 uc_ktap $ok "cpuset: secret pages of a task whose cpuset allows node 1 only come from node 1's arena, from CPU 0 ($line)"
 rmdir $cg/uc-node1 2>/dev/null
 
@@ -195,15 +190,15 @@ home() {
 }
 home 1 0
 ok=0
-[ "$(field "$line" node1)" = 1536 ] && [ "$(field "$line" back1)" = 1536 ] &&
-	[ "$(field "$line" back0)" = 0 ] &&
-	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
+[ "$(uc_field "$line" node1)" = 1536 ] && [ "$(uc_field "$line" back1)" = 1536 ] &&
+	[ "$(uc_field "$line" back0)" = 0 ] &&
+	[ "$(uc_field "$line" live0)" = 0 ] && [ "$(uc_field "$line" live1)" = 0 ] && ok=1
 uc_ktap $ok "home1: node 1 pages freed on CPU 0 go back to node 1's arena, none to node 0's ($line)"
 home 0 1
 ok=0
-[ "$(field "$line" node0)" = 1536 ] && [ "$(field "$line" back0)" = 1536 ] &&
-	[ "$(field "$line" back1)" = 0 ] &&
-	[ "$(field "$line" live0)" = 0 ] && [ "$(field "$line" live1)" = 0 ] && ok=1
+[ "$(uc_field "$line" node0)" = 1536 ] && [ "$(uc_field "$line" back0)" = 1536 ] &&
+	[ "$(uc_field "$line" back1)" = 0 ] &&
+	[ "$(uc_field "$line" live0)" = 0 ] && [ "$(uc_field "$line" live1)" = 0 ] && ok=1
 uc_ktap $ok "home0: control: node 0 pages freed on CPU 1 go back to node 0's arena, none to node 1's ($line)"
 
 # module ON: uc_testmod_a loaded from CPU ON; while it is loaded, the
@@ -234,9 +229,9 @@ for on in 1 0; do
 	modstep $on
 	ok=1
 	for k in rox ro none; do
-		v=$(field "$line" $k$on)
+		v=$(uc_field "$line" $k$on)
 		v=${v#+}
-		w=$(field "$line" $k$off)
+		w=$(uc_field "$line" $k$off)
 		w=${w#+}
 		# The other node hands out nothing; it may take back pages
 		# freed meanwhile (deferred unmaps of execmem memory).

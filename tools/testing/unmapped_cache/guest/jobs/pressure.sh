@@ -81,11 +81,10 @@ echo "after idling with the reaper every 500 ms:"; blocks_per_arena | sed 's/^/ 
 after_idle=$(max_blocks)
 end=$(uc_snapshot)
 
-get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-l2=$(( $(get "$end" l2) - $(get "$start" l2) ))
-l3=$(( $(get "$end" l3) - $(get "$start" l3) ))
-dm4k=$(( $(get "$end" dm4k) - $(get "$start" dm4k) ))
-dm2m=$(( $(get "$end" dm2m) - $(get "$start" dm2m) ))
+l2=$(( $(uc_field "$end" l2) - $(uc_field "$start" l2) ))
+l3=$(( $(uc_field "$end" l3) - $(uc_field "$start" l3) ))
+dm4k=$(( $(uc_field "$end" dm4k) - $(uc_field "$start" dm4k) ))
+dm2m=$(( $(uc_field "$end" dm2m) - $(uc_field "$start" dm2m) ))
 # DirectMap2M may change only by what level-3 splits explain, 1 GiB each.
 ok=0
 [ -n "$l2" ] && [ $l2 = 0 ] && [ $dm4k = 0 ] && [ $dm2m = $((l3 * 1048576)) ] && ok=1

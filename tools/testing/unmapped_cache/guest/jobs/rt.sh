@@ -16,12 +16,10 @@
 export UC_MODS=${UC_BIN%/bin}/modules-rt
 export UC_BPF_PROGS=${UC_BPF_PROGS:-100} UC_MODULE_LOOPS=${UC_MODULE_LOOPS:-1}
 export UC_SECRET_PAGES=${UC_SECRET_PAGES:-256} UC_FOOTPRINT=0
-rc=0
-if echo 2000 > /sys/kernel/debug/unmapped_cache/planted_race; then
-	echo "UC-KCSAN-CONTROL planted=1 ms=2000"
-else
-	echo "UC-KCSAN-CONTROL planted=0"
-	rc=1
+if ! echo 2000 > /sys/kernel/debug/unmapped_cache/planted_race; then
+	ktap_print_header
+	ktap_exit_fail_msg "cannot start the planted race (debugfs planted_race)"
 fi
-sh "$UC_DIR/jobs/callers.sh" || rc=1
-exit $rc
+echo "UC-KCSAN-CONTROL planted=1 ms=2000"
+# The callers' results are this job's.
+exec sh "$UC_DIR/jobs/callers.sh"

@@ -104,10 +104,9 @@ uc_ktap $ok "soak: every workload ran rounds without an error, all at once with 
 
 echo 1 > $dbg/drain
 finish=$(uc_snapshot)
-get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-l2=$(( $(get "$finish" l2) - $(get "$start" l2) ))
-dm4k=$(( $(get "$finish" dm4k) - $(get "$start" dm4k) ))
-held=$(get "$finish" held)
+l2=$(( $(uc_field "$finish" l2) - $(uc_field "$start" l2) ))
+dm4k=$(( $(uc_field "$finish" dm4k) - $(uc_field "$start" dm4k) ))
+held=$(uc_field "$finish" held)
 live=$(caches_live)
 sed 's/^/# /' $dbg/caches
 uc_ktap $(( l2 == 0 && dm4k == 0 )) "soak: no level-2 split and DirectMap4k unchanged over the soak (l2 +$l2, DirectMap4k +$dm4k kB)"
