@@ -37,7 +37,7 @@ if [ -w $leaks ]; then
 	ours=$(grep -c 'unreferenced object' /run/tmp/kmemleak.ours)
 	cat /run/tmp/kmemleak.ours
 	[ "$ours" -eq 0 ]
-	uc_ktap $((! $?)) "kmemleak: no unreferenced object allocated through the cache ($ours of $all)"
+	uc_ktap $((! $?)) "kmemleak: no leak reported of an object allocated through the cache ($ours of $all leaks)"
 else
 	ktap_test_fail "kmemleak: $leaks is not there"
 fi
