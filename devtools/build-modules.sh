@@ -8,6 +8,7 @@
 # The kernel's own test modules in $UC_INTREE (lib/test_bpf: the BPF
 # interpreter and JIT test suite; lib/test_static_key_base and
 # lib/test_static_keys: jump labels patched in module text; lib/test_module;
+# lib/test_kmod: the kmod selftest's driver, for make peer-check;
 # the livepatch selftests' test modules)
 # are built the same way from the patched tree, in their own scratch
 # directory, whatever the kernel's CONFIG_TEST_* say (for the main kernel
@@ -47,7 +48,7 @@ fi
 
 # The livepatch selftests' modules, for make peer-check (sec_peers).
 lp=tools/testing/selftests/livepatch/test_modules
-UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module samples/livepatch/livepatch-sample
+UC_INTREE=${UC_INTREE:-lib/test_bpf lib/test_static_key_base lib/test_static_keys lib/test_module lib/test_kmod samples/livepatch/livepatch-sample
 	$lp/test_klp_atomic_replace $lp/test_klp_callbacks_busy $lp/test_klp_callbacks_demo
 	$lp/test_klp_callbacks_demo2 $lp/test_klp_callbacks_mod $lp/test_klp_livepatch
 	$lp/test_klp_state $lp/test_klp_state2 $lp/test_klp_state3 $lp/test_klp_shadow_vars

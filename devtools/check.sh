@@ -550,11 +550,13 @@ sec_peers() {
 	# build-modules.sh with the kernel's other test modules), and BPF's
 	# test_verifier (built here, from a copy of the parts of the tree its
 	# Makefile reads, since it writes generated headers into its source
-	# directory).  Not part of
+	# directory), and kmod.sh with lib/test_kmod (built with the
+	# other test modules).  Not part of
 	# make check (two boots of about half an hour each under TCG):
 	# make peer-check.  Per suite: it ran with the cache off and on, and
 	# on fails no case that off passes.
 	local peers=$UC_GUEST/peers mode log suite m line
+	local suites="memfd_secret ftracetest livepatch test_verifier kmod"
 	local -A res fails
 	mkdir -p "$peers/livepatch/test_modules"
 	rsync -a --delete "$UC_SRC/tools/testing/selftests/ftrace/" "$peers/ftrace/"
@@ -572,6 +574,7 @@ sec_peers() {
 		OUTPUT="$peers/bpf" "$peers/bpf/test_verifier" > "$UC_CACHE/logs/test_verifier.log" 2>&1 ||
 		fail "host: cannot build BPF's test_verifier (log: $UC_CACHE/logs/test_verifier.log)"
 	cp "$UC_GUEST/modules/bpf_testmod.ko" "$peers/bpf/"
+	rsync -a --delete "$UC_SRC/tools/testing/selftests/kmod/" "$peers/kmod/"
 	for mode in off on; do
 		log=$UC_GUEST/logs/peers-$mode.log
 		args=(--timeout 3600 --hostroot --append uc.peers=$peers)
@@ -579,7 +582,7 @@ sec_peers() {
 		guest "the kernel's selftests, cache $mode" "$log" "${args[@]}" peers
 		[ $job_rc -eq 0 ] && pass "guest: the kernel's selftests ran, cache $mode" ||
 			fail "guest: the kernel's selftests, cache $mode (status $job_rc, log: $log)"
-		for suite in memfd_secret ftracetest livepatch test_verifier; do
+		for suite in $suites; do
 			line=$(grep -a "^UC-PEER suite=$suite " "$log" | tail -n 1 | tr -d '\r')
 			res[$suite-$mode]=${line#UC-PEER suite=$suite }
 			fails[$suite-$mode]=$(grep -a "^UC-PEER-CASE suite=$suite result=" "$log" |
@@ -588,7 +591,7 @@ sec_peers() {
 		done
 		splat_scan "guest: the kernel's selftests, cache $mode" "$log"
 	done
-	for suite in memfd_secret ftracetest livepatch test_verifier; do
+	for suite in $suites; do
 		local new
 		new=$(comm -13 <(echo "${fails[$suite-off]}") <(echo "${fails[$suite-on]}") | grep .)
 		if [[ "${res[$suite-off]}" == pass=[1-9]* ]] && [[ "${res[$suite-on]}" == pass=[1-9]* ]] &&

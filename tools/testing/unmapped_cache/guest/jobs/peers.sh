@@ -11,8 +11,14 @@
 #   test_verifier tools/testing/selftests/bpf/test_verifier, built by the
 #                 host: every program it loads is JITed into the
 #                 allocations the cache serves (BPF packs)
+#   kmod          tools/testing/selftests/kmod/kmod.sh with lib/test_kmod:
+#                 request_module() from many threads at once, past
+#                 modprobe's limit, each loading lib/test_module, and the
+#                 addresses of a loaded module hidden from a reader
+#                 without CAP_SYSLOG
 # uc.peers=DIR is the host's copy (devtools/check.sh, sec_peers): DIR/ftrace,
-# DIR/livepatch, DIR/livepatch/test_modules/*.ko and DIR/bpf/test_verifier.
+# DIR/livepatch, DIR/livepatch/test_modules/*.ko, DIR/bpf/test_verifier
+# and DIR/kmod.
 # Prints, per suite,
 #   UC-PEER suite=NAME pass=N fail=N skip=N
 # and one line per case that did not pass:
@@ -139,4 +145,54 @@ elif [ "$sum" != "$got" ]; then
 fi
 grep -q '^PASS' /run/tmp/test_verifier.res || rc=1
 tally test_verifier /run/tmp/test_verifier.res
+
+# kmod: kmod.sh, each of its tests on its own (-t ID, which runs it as
+# many times as kmod.sh's list says).  The kernel's request_module() runs
+# the usermode helper /proc/sys/kernel/modprobe, here a wrapper that
+# looks for modules in a tree on tmpfs (the guest's /lib/modules is the
+# host's, read-only) holding test_kmod and test_module; kmod.sh calls the
+# same wrapper (first in its PATH).  Skipped, off and on alike:
+#   0003, 0004, 0006, 0007, 0009  get_fs_type() of a filesystem module:
+#         the test kernel builds none as a module.  0001 and 0002 still
+#         run their negative filesystem cases (an empty and a missing
+#         name), after unloading DEFAULT_KMOD_FS (kmod.sh's knob for
+#         "a filesystem module not loaded at boot"), here test_module
+#   0012  reads a module's address as the last field of its /proc/modules
+#         line, where test_kmod, built out of tree, has its taint flag
+#         "(O)"; 0013 checks the same hiding through sysfs
+kver=$(uname -r)
+kmods=${UC_BIN%/bin}/modules
+mkdir -p /run/kmod/lib/modules/$kver/extra /run/kmod/bin
+cp "$kmods/test_kmod.ko" "$kmods/test_module.ko" /run/kmod/lib/modules/$kver/extra/
+depmod -b /run/kmod "$kver"
+printf '#!/bin/sh\nexec /sbin/modprobe -d /run/kmod "$@"\n' > /run/kmod/bin/modprobe
+chmod +x /run/kmod/bin/modprobe
+modprobe0=$(cat /proc/sys/kernel/modprobe)
+echo /run/kmod/bin/modprobe > /proc/sys/kernel/modprobe
+: > /run/tmp/kmod.res
+for id in 0001 0002 0003 0004 0005 0006 0007 0008 0009 0010 0011 0012 0013; do
+	case $id in
+	0003|0004|0006|0007|0009)
+		printf 'SKIP\tkmod_test_%s (get_fs_type(): no filesystem module)\n' $id >> /run/tmp/kmod.res
+		continue ;;
+	0012)
+		printf 'SKIP\tkmod_test_%s (reads the address where test_kmod has its (O) flag)\n' $id >> /run/tmp/kmod.res
+		continue ;;
+	esac
+	(cd "$peers/kmod" && PATH=/run/kmod/bin:$PATH DEFAULT_KMOD_FS=test_module \
+		timeout 900 bash ./kmod.sh -t $id) > /run/tmp/kmod-$id.out 2>&1
+	r=$?
+	sed "s/^/kmod: $id: /" /run/tmp/kmod-$id.out
+	if [ $r -eq 0 ]; then
+		printf 'PASS\tkmod_test_%s\n' $id >> /run/tmp/kmod.res
+	else
+		printf 'FAIL\tkmod_test_%s (exit %d)\n' $id $r >> /run/tmp/kmod.res
+	fi
+	# A test leaves test_kmod loaded; the next one loads it afresh.
+	rmmod test_kmod 2>/dev/null
+	rmmod test_module 2>/dev/null
+done
+echo "$modprobe0" > /proc/sys/kernel/modprobe
+grep -q '^PASS' /run/tmp/kmod.res || rc=1
+tally kmod /run/tmp/kmod.res
 exit $rc
