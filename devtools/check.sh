@@ -283,7 +283,7 @@ if want host; then
 	host_lane=$!
 fi
 # The main kernel's sections, longest first (see the lanes below).
-main_sections="peers hotplug callers bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
+main_sections="peers callers hotplug bpftools kaslr refill soak hibernate kunit modload blocks pressure secrecy memcg numa hwpoison"
 # The main kernel and its modules are built if the host checks or one of
 # its sections run (not for a run of the variants' sections alone).
 need_main=0
@@ -857,6 +857,17 @@ sec_callers() {
 		ktap_job "callers, cache $mode" "$log"
 		splat_scan "guest: callers job, cache $mode" "$log"
 	done
+	# The workloads with the cache on 2 vCPUs under multi-threaded TCG
+	# (#28 item 4): the callers' frees race with the magazines, the
+	# refill worker and the reaper as on real hardware.  Functional
+	# checks only (uc.figcheck=0): see above for the TLB bound; smaller
+	# module and kprobe counts.
+	log=$UC_GUEST/logs/callers-mttcg.log
+	guest_mttcg "callers: the workloads on 2 vCPUs, multi-threaded TCG, cache on" "$log" \
+		--timeout 1200 --hostroot --smp 2 --append uc.figcheck=0 \
+		--append uc.module_loops=5 --append uc.kprobes=100 callers
+	ktap_job "callers, cache on, 2 vCPUs, multi-threaded TCG${mttcg_note:+ (${mttcg_note#; })}" "$log"
+	splat_scan "guest: callers job on 2 vCPUs, multi-threaded TCG" "$log"
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the
 	# drain agree with the cache's own accounting (debugfs), to the page,
 	# and are not all zero: module text (ROX), rodata (RO) and data (NONE

@@ -45,10 +45,10 @@ def strip_parens(text):
 
 
 def key(line):
-    m = re.match(r"^kunit: (\S+)", line)
-    if m:
-        return "kunit: " + m[1]
-    line = KERNELS.sub("guest: ", line)
+    if line.startswith("kunit: "):
+        # "kunit: suite.case[.param] (main=PASS debug=PASS ...)".
+        return re.sub(r" \((\w+=\w+ ?)+\)$", "", line)
+    line = KERNELS.sub("guest: kernel: ", line)
     # ktap_job's lines: "guest: LABEL: DESC"; LABEL has no ": ".
     m = re.match(r"^guest: ([^:|]*): (.*)$", line)
     if m and not m[2].startswith("complete console log"):
