@@ -761,21 +761,31 @@ static void mag_rw_zeroed_on_request(struct kunit *test)
 	const bool always = on_free || want_init_on_alloc(GFP_KERNEL);
 	const size_t big = 4 * PAGE_SIZE;
 	void *p, *q, *pattern;
-	int zero;
+	int zero, tries;
 
 	KUNIT_ASSERT_NOT_NULL(test, cache);
 	kunit_info(test, "init_on_free %d, init_on_alloc %d\n", on_free,
 		   want_init_on_alloc(GFP_KERNEL));
 	for (zero = 0; zero < 2; zero++) {
-		migrate_disable();
-		p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
-		if (p) {
-			memset(p, 0x5a, PAGE_SIZE);
-			unmapped_cache_free(cache, p, PAGE_SIZE);
+		/*
+		 * Another user of the RW arena on this CPU (preemption is
+		 * on) or a drain may take the round between the free and
+		 * the allocation: then try again, a few times.
+		 */
+		for (tries = 0; tries < 3; tries++) {
+			migrate_disable();
+			p = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
+			if (p) {
+				memset(p, 0x5a, PAGE_SIZE);
+				unmapped_cache_free(cache, p, PAGE_SIZE);
+			}
+			q = unmapped_cache_alloc(cache, PAGE_SIZE,
+						 GFP_KERNEL | (zero ? __GFP_ZERO : 0));
+			migrate_enable();
+			if (!p || !q || q == p)
+				break;
+			unmapped_cache_free(cache, q, PAGE_SIZE);
 		}
-		q = unmapped_cache_alloc(cache, PAGE_SIZE,
-					 GFP_KERNEL | (zero ? __GFP_ZERO : 0));
-		migrate_enable();
 		KUNIT_EXPECT_NOT_NULL(test, p);
 		KUNIT_EXPECT_PTR_EQ(test, q, p);
 		if (p && q == p) {
