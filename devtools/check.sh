@@ -273,6 +273,13 @@ host_checks() {
 		awk 'length > 80 { print FILENAME ":" FNR ": over 80 columns"; bad = 1 }
 		     END { if (NR > 500) { print NR " lines"; bad = 1 }; exit bad }' \
 		"$UC_ROOT/Documentation/mm/unmapped_cache.rst"
+	# make mutants takes hours: a mutant that no longer applies should
+	# show here, not at the end of that run.
+	lint "devtools/mutants: every mutant applies to this tree" \
+		sh -c 'for m in "$1"/devtools/mutants/*; do
+			patch -d "$1" -p1 -s --dry-run < "$m" > /dev/null ||
+				{ echo "${m##*/} does not apply"; bad=1; }
+		done; exit ${bad:-0}' sh "$UC_ROOT"
 	# Not a check: how old the figures are, in commits that could change them.
 	echo "    $(python3 "$UC_ROOT/devtools/readme-figures.py" --age)"
 	phase_time "host checks (beside the main kernel's build)" "$start"
