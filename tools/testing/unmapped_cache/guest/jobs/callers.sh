@@ -292,8 +292,10 @@ selftests() {
 	for t in $selftest_names; do
 		st_detail=
 		"st_$t"
+		ok=$(($? == 0))
+		[ $ok = 1 ] || r=1
 		# No glob characters in a result (ktap_helpers.sh echoes it).
-		result "kernel test $t passes ($(echo "$st_detail" | tr -d '[]*?'))" $? || r=1
+		uc_ktap $ok "kernel test $t passes ($(echo "$st_detail" | tr -d '[]*?'))"
 	done
 	return $r
 }
@@ -349,12 +351,6 @@ nrun=0
 ktap_print_header
 ktap_set_plan $plan
 
-# result DESC STATUS: a KTAP result, passed if STATUS is 0.
-result() {
-	if [ "$2" -eq 0 ]; then ktap_test_pass "$1"; else ktap_test_fail "$1"; fi
-	return "$2"
-}
-
 # delta NAME KEY: the change of KEY during workload NAME (its UC-FIG line).
 delta() {
 	v=$(uc_field "$(cat /run/tmp/fig.$1 2>/dev/null)" "$2")
@@ -383,7 +379,7 @@ run() {
 	nrun=$((nrun + 1))
 	uc_measure "$@"
 	r=$?
-	[ "$1" = selftests ] || result "$1: $(describe "$1")" $r
+	[ "$1" = selftests ] || uc_ktap $((r == 0)) "$1: $(describe "$1")"
 	if [ "${UC_FOOTPRINT:-1}" != 0 ]; then
 		uc_footprint "$1"
 		echo 2 > /proc/sys/vm/drop_caches
@@ -414,40 +410,40 @@ rox=$(awk '/^arena / { a = $2 } a == "rox" && /allocations:/ { s += $2 } END { p
 	/sys/kernel/debug/unmapped_cache/arenas 2>/dev/null)
 if wants bpf && [ $on$figs = 11 ]; then
 	unsplit bpf
-	result "bpf: 0 level-2 splits (+$l2), DirectMap4k +$dm kB" $?
+	uc_ktap $((! $?)) "bpf: 0 level-2 splits (+$l2), DirectMap4k +$dm kB"
 	[ "$rox" -gt 0 ]
-	result "bpf: programs come from the ROX arena (allocations=$rox)" $?
+	uc_ktap $((! $?)) "bpf: programs come from the ROX arena (allocations=$rox)"
 elif wants bpf && [ $on$figs = 01 ]; then
 	# The issue's bar: stock BPF must split, or the workload does not
 	# show the problem.
 	bound bpf l2 -gt 0
-	result "bpf with the cache off splits the direct map (l2 +$got): the workload shows the problem" $?
+	uc_ktap $((! $?)) "bpf with the cache off splits the direct map (l2 +$got): the workload shows the problem"
 fi
 
 run secretmem secretmem
 spages=$((8 * secret_pages))
 if wants secretmem && [ $on$figs = 11 ]; then
 	unsplit secretmem
-	result "secretmem: 0 level-2 splits (+$l2), DirectMap4k +$dm kB" $?
+	uc_ktap $((! $?)) "secretmem: 0 level-2 splits (+$l2), DirectMap4k +$dm kB"
 	bound secretmem tlb -le $((spages / 512))
-	result "secretmem: at most one kernel TLB flush per 2 MiB faulted ($got for $spages pages, at most $((spages / 512)))" $?
+	uc_ktap $((! $?)) "secretmem: at most one kernel TLB flush per 2 MiB faulted ($got for $spages pages, at most $((spages / 512)))"
 elif wants secretmem && [ $on$figs = 01 ]; then
 	bound secretmem l2 -gt 0
-	result "secretmem with the cache off splits the direct map (l2 +$got): the workload shows the problem" $?
+	uc_ktap $((! $?)) "secretmem with the cache off splits the direct map (l2 +$got): the workload shows the problem"
 	bound secretmem tlb -ge $spages
-	result "stock secretmem flushes the kernel TLB once per page ($got for $spages pages)" $?
+	uc_ktap $((! $?)) "stock secretmem flushes the kernel TLB once per page ($got for $spages pages)"
 fi
 
 run modules modules
 if wants modules && [ $on$figs = 11 ]; then
 	unsplit modules
-	result "modules: 0 level-2 splits (+$l2), DirectMap4k +$dm kB" $?
+	uc_ktap $((! $?)) "modules: 0 level-2 splits (+$l2), DirectMap4k +$dm kB"
 	# Module memory in execmem's caches: the load+unload cycles cost
 	# the seal of their ro_after_init data (one flush each) and little
 	# else; stock costs about 12 per cycle (make run).
 	cycles=$((3 * loops))
 	bound modules tlb -le $((cycles * 12 / 10))
-	result "modules: $cycles load and unload cycles cost at most 1.2 kernel TLB flushes each ($got, at most $((cycles * 12 / 10)))" $?
+	uc_ktap $((! $?)) "modules: $cycles load and unload cycles cost at most 1.2 kernel TLB flushes each ($got, at most $((cycles * 12 / 10)))"
 	# Their text is mapped by 2M entries: pages holding a function of
 	# each module (kallsyms) against the module area's page tables.
 	mt=$(grep -a '^UC-MODTEXT uc_testmod_' /run/tmp/modtext.all |
@@ -455,7 +451,7 @@ if wants modules && [ $on$figs = 11 ]; then
 		     END { printf "%d %d %d %d", n, m, t, t ? 100 * m / t : 0 }')
 	set -- $mt
 	[ "$1" = 3 ] && [ "$3" -gt 0 ] && [ "$4" -ge 90 ]
-	result "modules: text of the 3 loaded test modules mapped by 2M entries, $2 of $3 pages ($4 percent, at least 90)" $?
+	uc_ktap $((! $?)) "modules: text of the 3 loaded test modules mapped by 2M entries, $2 of $3 pages ($4 percent, at least 90)"
 fi
 
 run plainmod plainmod
@@ -465,7 +461,7 @@ if wants plainmod && [ $on$figs = 11 ]; then
 	# 32 at a time), plus one for a batch of unmaps begun before the
 	# first cycle (BPF's scratch buffers are execmem mappings too).
 	bound plainmod tlb -le $((plain_loops / 10 + 1))
-	result "plainmod: $plain_loops cycles of a module without ro_after_init cost at most 0.1 kernel TLB flush each and one for a batch begun before ($got, at most $((plain_loops / 10 + 1)))" $?
+	uc_ktap $((! $?)) "plainmod: $plain_loops cycles of a module without ro_after_init cost at most 0.1 kernel TLB flush each and one for a batch begun before ($got, at most $((plain_loops / 10 + 1)))"
 fi
 
 run modtext modtext
@@ -473,13 +469,13 @@ if wants modtext && [ $on$figs = 01 ]; then
 	# The positive control of the 2M share above: the same probe sees
 	# stock module text in 4K mappings only.
 	grep -q '^text_pages=[1-9][0-9]* text_pages_2m=0$' /run/tmp/modtext
-	result "modtext: with the cache off the probe sees module text in 4K mappings only ($(cat /run/tmp/modtext))" $?
+	uc_ktap $((! $?)) "modtext: with the cache off the probe sees module text in 4K mappings only ($(cat /run/tmp/modtext))"
 fi
 
 run kprobes kprobes
 if wants kprobes && [ $on$figs = 11 ]; then
 	unsplit kprobes
-	result "kprobes: 0 level-2 splits (+$l2), DirectMap4k +$dm kB" $?
+	uc_ktap $((! $?)) "kprobes: 0 level-2 splits (+$l2), DirectMap4k +$dm kB"
 fi
 run kcore kcore
 run stale stale
@@ -572,7 +568,7 @@ if grep -q 'uc.frag=1' /proc/cmdline; then
 		r=$?
 		[ $r = 0 ] || echo "fragmentation control: $(cat /run/tmp/fragctl.out)"
 		echo "UC-FRAG-CONTROL secret_pages=$n whole_block_pages=$whole mixed_held=$m"
-		result "fragmentation control: $n secret pages held while the pageblocks were counted (mixed_held=$m)" $r
+		uc_ktap $((r == 0)) "fragmentation control: $n secret pages held while the pageblocks were counted (mixed_held=$m)"
 	fi
 fi
 # A drain gives back every block that holds no live chunk: count the
@@ -597,7 +593,7 @@ if [ $drain = 1 ]; then
 	uc_footprint drained
 	if [ "$figs" != 0 ]; then
 		[ $rel -gt 0 ] && [ $fl -le $rel ]
-		result "a drain releasing $rel blocks flushes the kernel TLB $fl times, at most once per block" $?
+		uc_ktap $((! $?)) "a drain releasing $rel blocks flushes the kernel TLB $fl times, at most once per block"
 	fi
 fi
 
@@ -610,13 +606,13 @@ if [ $on = 1 ]; then
 	nv=$(grep -c . $v) nblk=$(grep -c ' blocks=[1-9]' $v)
 	nclean=$(grep ' dm_present=0 wx=0 ro_writable=0 rw_exec=0 ' $v | grep -c ' vmap_dm_present=0 vmap_wx=0')
 	[ "$nv" -ge "$nrun" ] && [ "$nblk" -gt 0 ] && [ "$nclean" = "$nv" ]
-	result "after each of $nrun workloads ($nv checks, $nblk with blocks held) no cache page is present in the direct map and no mapping breaks W^X or its arena's permission" $?
+	uc_ktap $((! $?)) "after each of $nrun workloads ($nv checks, $nblk with blocks held) no cache page is present in the direct map and no mapping breaks W^X or its arena's permission"
 	# No call refused as bad input: the KUnit bad-input cases fire each
 	# warn-once site at boot, after which a caller's bad call would print
 	# nothing but this count.
 	nbad=$(grep -vc 'bad_calls=+0$' $v)
 	[ "$nv" -gt 0 ] && [ "$nbad" = 0 ]
-	result "no call refused as bad input during the workloads ($nv counts read, $nbad moved)" $?
+	uc_ktap $((! $?)) "no call refused as bad input during the workloads ($nv counts read, $nbad moved)"
 fi
 
 if [ $on$figs = 11 ]; then
@@ -639,7 +635,7 @@ if [ $on$figs = 11 ]; then
 	nshrunk=${1:-0} nover=$2 nbefore=$3 nover_before=$4
 	shift 4
 	[ "$nshrunk" -ge 5 ] && [ "$nover" = 0 ]
-	result "after the shrinkers, each of $nshrunk workloads leaves the cache holding at most the blocks its live pages need and one per active arena (before the shrink $nover_before of $nbefore held more${*:+; over: $*})" $?
+	uc_ktap $((! $?)) "after the shrinkers, each of $nshrunk workloads leaves the cache holding at most the blocks its live pages need and one per active arena (before the shrink $nover_before of $nbefore held more${*:+; over: $*})"
 fi
 
 sleep 1
