@@ -858,7 +858,8 @@ sec_callers() {
 		# (tried for #28 item 4) lib/test_module's 50 cycles cost 6 and 9
 		# kernel TLB flushes in two runs, against 3 to 6 here, which the
 		# bound of that check does not allow; not yet understood, so the
-		# callers job stays single-threaded.
+		# boots whose figures are checked stay single-threaded (the one
+		# on multi-threaded TCG below checks no figure).
 		guest "callers: secretmem, BPF, modules, kprobes/ftrace, cache $mode" "$log" \
 			--timeout 1200 --hostroot "${args[@]}" callers
 		ktap_job "callers, cache $mode" "$log"
