@@ -868,16 +868,20 @@ sec_callers() {
 	# The workloads with the cache on 2 vCPUs under multi-threaded TCG
 	# (#28 item 4): the callers' frees race with the magazines, the
 	# refill worker and the reaper as on real hardware.  Functional
-	# checks only (uc.figcheck=0): see above for the TLB bound; the
-	# workloads that allocate and free from both vCPUs (not the kcore
-	# scan, the 2M probe and the kernel's self-tests, which the boots
-	# above run), with smaller module and kprobe counts: its CPU time
-	# delays the debug and RT kernels' builds in a cold run.
+	# checks only: no figure (see above for the TLB bound) and no
+	# footprint lines or shrink between the workloads (uc.footprint=0,
+	# as the variant kernels' runs); the workloads that allocate and
+	# free from both vCPUs (not the kcore scan, the 2M probe, test_module
+	# and the kernel's self-tests, which the boots above run), at sizes
+	# near the RT kernel's: in a cold run its CPU time delays the debug
+	# and RT kernels' builds (with every workload at the single-threaded
+	# boot's sizes it took 490 s, with 5 module cycles and footprints 255).
 	log=$UC_GUEST/logs/callers-mttcg.log
 	guest_mttcg "callers: the workloads on 2 vCPUs, multi-threaded TCG, cache on" "$log" \
-		--timeout 1200 --hostroot --smp 2 --append uc.figcheck=0 \
-		--append uc.workloads=bpf,secretmem,modules,plainmod,kprobes,stale \
-		--append uc.module_loops=5 --append uc.plain_loops=10 --append uc.kprobes=100 callers
+		--timeout 1200 --hostroot --smp 2 --append uc.footprint=0 \
+		--append uc.workloads=bpf,secretmem,modules,kprobes,stale \
+		--append uc.bpf_progs=400 --append uc.secret_pages=256 \
+		--append uc.module_loops=2 --append uc.kprobes=50 callers
 	ktap_job "callers, cache on, 2 vCPUs, multi-threaded TCG${mttcg_note:+ (${mttcg_note#; })}" "$log"
 	splat_scan "guest: callers job on 2 vCPUs, multi-threaded TCG" "$log"
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the

@@ -17,8 +17,9 @@ static void callers_released_page_waits_for_its_references(struct kunit *test)
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	struct unmapped_cache *other = uc_test_cache(test, UNMAPPED_CACHE_NONE);
 	unsigned long released, settled;
-	struct page *page, *next, *again;
+	struct page *page, *next, *again, *taken[8];
 	struct uc_arena *arena;
+	unsigned long i, n;
 	long pages;
 	u8 *v;
 
@@ -61,14 +62,27 @@ static void callers_released_page_waits_for_its_references(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc_arena_stat(arena, UC_ARENA_SETTLED), settled + 1);
 	unmapped_cache_free_page(cache, next);
 
-	/* The last other reference gone, it is the next page handed out. */
+	/*
+	 * The last other reference gone, it comes back before any page of
+	 * the tree: settling pages go first, in the order they were put
+	 * aside, so one that an earlier test or another user left there,
+	 * now free, may come first.  Whichever it is, each goes back.
+	 */
 	put_page(page);
-	again = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+	n = READ_ONCE(arena->nr_settling);
+	for (i = 0, again = NULL; i <= n && i < ARRAY_SIZE(taken); i++) {
+		taken[i] = unmapped_cache_alloc_page(cache, GFP_KERNEL);
+		if (!taken[i] || taken[i] == page) {
+			again = taken[i++];
+			break;
+		}
+	}
 	migrate_enable();
 	KUNIT_EXPECT_PTR_EQ(test, again, page);
 	if (again)
 		KUNIT_EXPECT_EQ(test, page_ref_count(again), UC_PAGE_REFS + 1);
-	unmapped_cache_free_page(cache, again);
+	while (i--)
+		unmapped_cache_free_page(cache, taken[i]);
 	KUNIT_EXPECT_EQ(test, page_ref_count(page), UC_PAGE_REFS);
 	if (v)
 		vunmap(v);

@@ -41,7 +41,9 @@
 # Environment (for the debug kernel's smaller run): UC_MODS (test modules
 # directory), UC_BPF_PROGS, UC_MODULE_LOOPS, UC_SECRET_PAGES (per process),
 # UC_FOOTPRINT=0 (no footprint lines, no shrink after each workload and
-# no check of the figures).
+# no check of the figures).  The kernel parameters uc.bpf_progs=,
+# uc.secret_pages= and uc.footprint= set the same for a boot of the main
+# kernel (make check's boot on multi-threaded TCG).
 # Kernel parameter uc.scatter=1 first scatters free memory: a process
 # touches a large anonymous area and frees every other page, and stays.
 # Boot with unmapped_cache=off for the stock figures.
@@ -54,7 +56,9 @@ loops=${UC_MODULE_LOOPS:-$(uc_arg uc.module_loops 50)}
 plain_loops=${UC_PLAIN_LOOPS:-$(uc_arg uc.plain_loops 50)}
 # kprobes registered by the kprobes workload (uc.kprobes=, at most 1024).
 nr_kprobes=$(uc_arg uc.kprobes 1000)
-secret_pages=${UC_SECRET_PAGES:-2048}
+secret_pages=${UC_SECRET_PAGES:-$(uc_arg uc.secret_pages 2048)}
+UC_BPF_PROGS=${UC_BPF_PROGS:-$(uc_arg uc.bpf_progs 2000)}
+UC_FOOTPRINT=${UC_FOOTPRINT:-$(uc_arg uc.footprint 1)}
 echo "UC-CALLERS cache=$(grep -q 'unmapped_cache=off' /proc/cmdline && echo off || echo on)" \
      "scatter=$(grep -q 'uc.scatter=1' /proc/cmdline && echo 1 || echo 0)"
 
