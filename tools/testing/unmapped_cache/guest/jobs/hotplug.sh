@@ -53,15 +53,16 @@
 #     arenas hold in hot-added memory after a drain at the start, while
 #     the secret pages are held, and at the end)
 #   UC-VMEM-DIAG block=N phys=.. state=.. zone=.. offline_by_hand=ok|failed
-#   UC-VMEM-END rc=N
-# The job fails on what it can tell itself: the device or its range not
-# found, its blocks not in the zone asked for, the request never reaching
-# the device, a workload failing, with the cache on any secret page in
-# ZONE_MOVABLE device memory, or none in ZONE_NORMAL device memory, and
-# with the cache on no block taken in ZONE_NORMAL device memory while the
-# secret pages are held, or more blocks kept there at the end than had
-# live chunks at the start.  The
-# host compares the unplug, off against on (devtools/check.sh, sec_hotplug).
+# The job decides what it can tell itself and reports in KTAP
+# (jobs/lib.sh): the device found and its blocks in the zone asked for;
+# the workloads ran; the request reached the device; with the cache on,
+# uc_verify after the workloads, secret pages in ZONE_NORMAL device
+# memory (the positive control) and none in ZONE_MOVABLE, in ZONE_NORMAL
+# blocks taken there while the secret pages are held and every 2 MiB
+# block of the device they lay in unplugged once they are freed, and no
+# more blocks kept there at the end than had live chunks at the start.
+# The host reads the device's plugged size (QMP) and compares the
+# unplug, off against on (devtools/check.sh, sec_hotplug).
 . "$UC_DIR/jobs/lib.sh"
 
 zone=$(uc_arg uc.zone normal)
@@ -71,29 +72,37 @@ mem=/sys/devices/system/memory
 out=/run/tmp/hotplug
 mkdir -p $out
 if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
-rc=0
-
-bad() {
+# What went wrong in setting up the device and in the workloads: each
+# fails its result.
+dev_why="" work_why=""
+dev_bad() {
 	echo "hotplug: $*"
-	rc=1
+	dev_why="${dev_why:+$dev_why; }$*"
 }
-finish() {
-	echo "UC-VMEM-END rc=$rc"
-	exit $rc
+work_bad() {
+	echo "hotplug: $*"
+	work_why="${work_why:+$work_why; }$*"
 }
 
+ktap_print_header
+case "$cache:$zone" in
+off:*) ktap_set_plan 3 ;;
+on:normal) ktap_set_plan 8 ;;
+on:movable) ktap_set_plan 6 ;;
+*) ktap_exit_fail_msg "uc.zone=$zone: want normal or movable" ;;
+esac
 case "$zone" in
 normal) online=online_kernel want_zone=Normal ;;
 movable) online=online_movable want_zone=Movable ;;
-*) bad "uc.zone=$zone: want normal or movable"; finish ;;
 esac
+ZONE=$(echo "$zone" | tr '[:lower:]' '[:upper:]')
 memhp=$(uc_arg memhp_default_state "")
 case "$memhp" in
 "" | offline) how=job ;;
 "$online" | online) how=boot ;;
-*) bad "memhp_default_state=$memhp does not give uc.zone=$zone"; how=boot ;;
+*) dev_bad "memhp_default_state=$memhp does not give uc.zone=$zone"; how=boot ;;
 esac
-[ "$zone:$memhp" = movable:online ] && bad "memhp_default_state=online onlines to ZONE_NORMAL, not ZONE_MOVABLE"
+[ "$zone:$memhp" = movable:online ] && dev_bad "memhp_default_state=online onlines to ZONE_NORMAL, not ZONE_MOVABLE"
 
 # The device's range: virtio_mem's probe messages, else /proc/iomem (a
 # top-level resource named after the virtio device).
@@ -108,9 +117,8 @@ if [ -z "$start" ] || [ -z "$rsize" ]; then
 	fi
 fi
 if [ -z "$start" ] || [ -z "$rsize" ] || [ ! -r $mem/block_size_bytes ]; then
-	bad "no virtio-mem device found (boot with devtools/qemu-run.sh --vmem MB and CONFIG_VIRTIO_MEM)"
 	dmesg | grep -i 'virtio_mem\|virtio-mem' | tail -n 10
-	finish
+	ktap_exit_fail_msg "no virtio-mem device found (boot with devtools/qemu-run.sh --vmem MB and CONFIG_VIRTIO_MEM)"
 fi
 start=$((start))
 rsize=$((rsize))
@@ -172,7 +180,7 @@ if [ $how = job ]; then
 	i=$first
 	while [ $i -le $last ]; do
 		if [ -d $mem/memory$i ] && [ "$(cat $mem/memory$i/state)" = offline ]; then
-			echo $online > $mem/memory$i/state || bad "cannot $online memory$i"
+			echo $online > $mem/memory$i/state || dev_bad "cannot $online memory$i"
 		fi
 		i=$((i + 1))
 	done
@@ -180,17 +188,19 @@ fi
 line=$(show_blocks boot)
 echo "$line"
 case "$line" in
-*" present=0 "*) bad "none of the device's memory blocks present" ;;
+*" present=0 "*) dev_bad "none of the device's memory blocks present" ;;
 *" zones=$want_zone:"*) ;;
-*) bad "the device's blocks are not all in ZONE_$(echo $want_zone | tr "[:lower:]" "[:upper:]"): $line" ;;
+*) dev_bad "the device's blocks are not all in ZONE_$ZONE: $line" ;;
 esac
-case "$line" in *,*) bad "the device's blocks are in more than one zone: $line" ;; esac
+case "$line" in *,*) dev_bad "the device's blocks are in more than one zone: $line" ;; esac
 awk '$1 == "Node" { z = $4 } $1 == "managed" && (z == "Normal" || z == "Movable" || z == "DMA32") { printf "%s_managed_pages=%d ", z, $2 }
      END { print "" }' /proc/zoneinfo | sed 's/^/UC-VMEM-ZONES /'
 # Plugged at boot, as the guest sees it: the device's memory blocks
 # present (the driver logs its plugged size only when the requested size
 # changes; the host's figure is in LOG.vmem).
 plugged=$(( $(device_blocks) * (bsz >> 20) ))
+[ -z "$dev_why" ]
+uc_ktap $((! $?)) "the device's ${plugged} MiB plugged at boot, onlined by the $how to ZONE_$ZONE${dev_why:+: $dev_why}"
 
 # hot_added: blocks the cache's arenas hold in memory added after boot
 # (here, the device's), free or not.
@@ -209,7 +219,7 @@ hot_added() {
 # the count sees the cache's blocks in the device), and at the end.
 ha_start=0 ha_held=0
 if [ $cache = on ]; then
-	echo 1 > $dbg/drain || bad "cannot drain the cache"
+	echo 1 > $dbg/drain || work_bad "cannot drain the cache"
 	ha_start=$(hot_added)
 fi
 
@@ -224,11 +234,11 @@ while [ ! -e $out/held ] && [ $n -lt 600 ] && kill -0 $holder 2>/dev/null; do
 	sleep 0.1
 	n=$((n + 1))
 done
-[ -e $out/held ] || bad "secretmem_fault did not get its pages: $(cat $out/holder)"
+[ -e $out/held ] || work_bad "secretmem_fault did not get its pages: $(cat $out/holder)"
 # Secret pages count against the user's RLIMIT_MEMLOCK (8 MiB), which the
 # holder's 16 MiB already passed (secretmem_fault lifts its own limit).
 (ulimit -l unlimited && exec "$UC_BIN/secret_pfns" 2048) > $out/pfns 2>&1 ||
-	bad "secret_pfns failed: $(tail -n 3 $out/pfns)"
+	work_bad "secret_pfns failed: $(tail -n 3 $out/pfns)"
 set -- $(awk -v f=$b2first -v e=$b2end '$1 == "pfn" { n++; if ($4 >= f && $4 < e) d++ }
 	END { print n + 0, d + 0 }' $out/pfns)
 secret=$1 in_dev=$2
@@ -241,19 +251,24 @@ held=$(uc_stat 'blocks held')
 echo "UC-VMEM-SECRET pages=$secret in_device=$in_dev device_2m_blocks=$nb2 held_blocks=$held"
 uc_footprint secret-held
 kill -TERM $holder 2>/dev/null
-wait $holder || bad "secretmem_fault: $(cat $out/holder)"
+wait $holder || work_bad "secretmem_fault: $(cat $out/holder)"
 
 # BPF programs (JIT images from the ROX arena with the cache on) and a
 # module (text, rodata, data from the cache), loaded and freed.
 "$UC_BIN/bpf_load" -n 200 -s "$(uc_seed)" > $out/bpf 2>&1 ||
-	bad "bpf_load failed: $(tail -n 3 $out/bpf)"
+	work_bad "bpf_load failed: $(tail -n 3 $out/bpf)"
 grep '^UC-BPF ' $out/bpf
 for i in 1 2 3; do
 	insmod "$UC_DIR/modules/uc_testmod_a.ko" && rmmod uc_testmod_a ||
-		{ bad "uc_testmod_a load/unload $i failed"; break; }
+		{ work_bad "uc_testmod_a load/unload $i failed"; break; }
 done
 uc_footprint workloads-done
-uc_verify hotplug || rc=1
+[ -z "$work_why" ]
+uc_ktap $((! $?)) "workloads: $secret secret pages held and freed ($in_dev in the device's memory), 200 BPF programs, 3 module loads${work_why:+: $work_why}"
+if [ $cache = on ]; then
+	uc_verify hotplug
+	uc_ktap $((! $?)) "after the workloads no cache page is present in the direct map and no mapping breaks W^X or its arena's permission"
+fi
 
 # Unplug everything: let what was freed settle, then ask.
 sleep "$settle"
@@ -288,7 +303,8 @@ while :; do
 done
 mt1=$(meminfo MemTotal)
 echo "UC-VMEM-POLL t=$t memtotal_kb=$mt1 device_blocks=$left end"
-[ $seen = 1 ] || bad "the device never saw requested size 0 (host side: devtools/vmem-qmp.py, LOG.vmem)"
+[ $seen = 1 ]
+uc_ktap $((! $?)) "the device saw requested size 0 (the host's devtools/vmem-qmp.py passed the request on; $left of its memory blocks left after ${t} s)"
 echo "UC-VMEM-QUERY tag=after"
 show_blocks after-unplug
 unplugged=$(( (mt0 - mt1) / 1024 ))
@@ -308,21 +324,31 @@ echo "UC-VMEM-SECRET-BLOCKS unplugged=$gone2 of $nb2 stayed=${stayed2# }"
 # out there (with the cache off the same count is the page allocator's).
 used=0
 [ $cache = on ] && used=$in_dev
-if [ $cache = on ] && [ $zone = movable ] && [ "$in_dev" -ne 0 ]; then
-	bad "cache on: $in_dev secret pages in the device's ZONE_MOVABLE memory"
-fi
-if [ $cache = on ] && [ $zone = normal ] && [ "$in_dev" -eq 0 ]; then
-	bad "cache on: no secret page in the device's ZONE_NORMAL memory (the positive control)"
+if [ $cache = on ] && [ $zone = movable ]; then
+	[ "$in_dev" -eq 0 ]
+	uc_ktap $((! $?)) "no block of the cache in the device's ZONE_MOVABLE memory: $in_dev of its $secret secret pages there"
+elif [ $cache = on ]; then
+	[ "$in_dev" -gt 0 ]
+	uc_ktap $((! $?)) "the cache took blocks in the device's ZONE_NORMAL memory: $in_dev of its $secret secret pages there (the positive control of ZONE_MOVABLE's 0)"
 fi
 # The cache's blocks in the device's memory: none may be left but those
-# that had live chunks at the start.
+# that had live chunks at the start; in ZONE_NORMAL the same count saw
+# the blocks taken there while the secret pages were held.
 if [ $cache = on ]; then
 	ha_end=$(hot_added)
 	echo "UC-VMEM-CACHE-HOTADDED start=$ha_start held=$ha_held end=$ha_end"
-	[ $zone = normal ] && [ "$ha_held" -le "$ha_start" ] &&
-		bad "cache on: no block taken in the device's ZONE_NORMAL memory while the secret pages were held (the positive control)"
-	[ "$ha_end" -le "$ha_start" ] ||
-		bad "cache on: $ha_end blocks kept in the device's memory, $ha_start at the start: a free hot-added block was kept"
+	if [ $zone = normal ]; then
+		[ "$ha_held" -gt "$ha_start" ]
+		uc_ktap $((! $?)) "the arenas' count of blocks in hot-added memory saw the secret pages' blocks: $ha_held while they were held, $ha_start at the start"
+	fi
+	[ "$ha_end" -le "$ha_start" ]
+	uc_ktap $((! $?)) "no free block kept in hot-added memory: $ha_end blocks there at the end, $ha_start with live chunks at the start"
+fi
+# The rule itself, in ZONE_NORMAL: every 2 MiB block of the device the
+# cache's secret pages lay in is unplugged once they are freed.
+if [ $cache = on ] && [ $zone = normal ]; then
+	[ "$nb2" -gt 0 ] && [ "$gone2" = "$nb2" ]
+	uc_ktap $((! $?)) "all $gone2 of the $nb2 2 MiB blocks of the device the cache's secret pages lay in were unplugged once freed${stayed2:+ (stayed:$stayed2)}"
 fi
 # Give the host's helper time to answer the query before the guest ends.
 sleep 3
@@ -351,4 +377,4 @@ if [ "$left" -gt 0 ]; then
 		i=$((i + 1))
 	done
 fi
-finish
+ktap_finished
