@@ -371,8 +371,8 @@ phase_time "test modules and initramfs" "$start"
 # variants_built: every variant kernel's build ended (or the builds died).
 variants_built() {
 	local v
+	kill -0 "$variant_builds" 2>/dev/null || return 0
 	for v in "${variants[@]}"; do
-		[ -f "$UC_CACHE/logs/$v-build.rc" ] || kill -0 "$variant_builds" 2>/dev/null || return 0
 		[ -f "$UC_CACHE/logs/$v-build.rc" ] || return 1
 	done
 }
