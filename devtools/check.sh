@@ -548,11 +548,11 @@ sec_peers() {
 	# test_verifier (built here, from a copy of the parts of the tree its
 	# Makefile reads, since it writes generated headers into its source
 	# directory), and kmod.sh with lib/test_kmod (built with the
-	# other test modules).  Not part of
-	# make check (two boots of about half an hour each under TCG):
-	# make peer-check.  Per suite: it ran with the cache off and on, and
-	# on fails no case that off passes.
-	local peers=$UC_GUEST/peers mode log suite m line
+	# other test modules).  Not part of make check (two boots of about
+	# half an hour each under TCG, side by side): make peer-check.  Per
+	# suite: it ran with the cache off and on, and on fails no case that
+	# off passes.
+	local peers=$UC_GUEST/peers mode log suite m line pids=()
 	local suites="memfd_secret ftracetest livepatch test_verifier kmod"
 	local -A res fails
 	mkdir -p "$peers/livepatch/test_modules"
@@ -572,11 +572,22 @@ sec_peers() {
 		fail "host: cannot build BPF's test_verifier (log: $UC_CACHE/logs/test_verifier.log)"
 	cp "$UC_GUEST/modules/bpf_testmod.ko" "$peers/bpf/"
 	rsync -a --delete "$UC_SRC/tools/testing/selftests/kmod/" "$peers/kmod/"
+	# The two boots at once, one per core (each is one host thread):
+	# their output is printed in order once both are done.
 	for mode in off on; do
 		log=$UC_GUEST/logs/peers-$mode.log
 		args=(--timeout 3600 --hostroot --append uc.peers=$peers)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
-		guest "the kernel's selftests, cache $mode" "$log" "${args[@]}" peers
+		( guest "the kernel's selftests, cache $mode" "$log" "${args[@]}" peers
+		  echo $job_rc > "$UC_CACHE/logs/peers-$mode.rc" ) \
+			> "$UC_CACHE/logs/peers-$mode.out" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for mode in off on; do
+		log=$UC_GUEST/logs/peers-$mode.log
+		cat "$UC_CACHE/logs/peers-$mode.out"
+		job_rc=$(cat "$UC_CACHE/logs/peers-$mode.rc" 2>/dev/null || echo 1)
 		[ $job_rc -eq 0 ] && pass "guest: the kernel's selftests ran, cache $mode" ||
 			fail "guest: the kernel's selftests, cache $mode (status $job_rc, log: $log)"
 		for suite in $suites; do
@@ -857,13 +868,14 @@ sec_callers() {
 	# and the kernel's self-tests, which the boots above run), at sizes
 	# near the RT kernel's: in a cold run its CPU time delays the debug
 	# and RT kernels' builds (with every workload at the single-threaded
-	# boot's sizes it took 490 s, with 5 module cycles and footprints 255).
+	# boot's sizes it took 490 s, with 5 module cycles and footprints 255;
+	# a module cycle on 2 vCPUs costs some 30 s: one of each).
 	log=$UC_GUEST/logs/callers-mttcg.log
 	guest_mttcg "callers: the workloads on 2 vCPUs, multi-threaded TCG, cache on" "$log" \
 		--timeout 1200 --hostroot --smp 2 --append uc.footprint=0 \
 		--append uc.workloads=bpf,secretmem,modules,kprobes,stale \
 		--append uc.bpf_progs=400 --append uc.secret_pages=256 \
-		--append uc.module_loops=2 --append uc.kprobes=50 callers
+		--append uc.module_loops=1 --append uc.kprobes=50 callers
 	ktap_job "callers, cache on, 2 vCPUs, multi-threaded TCG${mttcg_note:+ (${mttcg_note#; })}" "$log"
 	splat_scan "guest: callers job on 2 vCPUs, multi-threaded TCG" "$log"
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the

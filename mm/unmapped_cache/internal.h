@@ -276,8 +276,12 @@ static inline void uc_page_tag(struct page *page, void *owner)
 	WRITE_ONCE(page->private, (unsigned long)owner);
 }
 
-/* Check and clear the tag of a round given back by @owner. */
-static inline bool uc_page_untag(struct page *page, void *owner)
+/*
+ * Check and clear the tag of a round given back by @owner.  Always inlined:
+ * it is on the fast path, and its cmpxchg is the one atomic that path is
+ * known to have (devtools/check-atomics.py lists it in the callers).
+ */
+static __always_inline bool uc_page_untag(struct page *page, void *owner)
 {
 	return page && try_cmpxchg(&page->private, (unsigned long *)&owner,
 				   UC_PAGE_FREE);

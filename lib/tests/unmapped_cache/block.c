@@ -5,7 +5,7 @@
 
 #include "kunit.h"
 
-#define UC_TEST_CYCLES		64
+#define UC_TEST_CYCLES		(UC_TEST_INSTRUMENTED ? 16 : 64)
 #define UC_TEST_BLOCKS_PER_CYCLE 8
 
 static void uc_test_release(struct kunit *test, struct uc_block *block)
@@ -270,7 +270,8 @@ static void block_release_restores_direct_map(struct kunit *test)
 }
 
 /*
- * 64 cycles of taking 8 blocks and giving them back.  No PMD-level entry may
+ * 64 cycles (16 on the KASAN and KCSAN kernels) of taking 8 blocks and
+ * giving them back.  No PMD-level entry may
  * be split: the number of PTE-mapped direct-map pages stays the same, and the
  * only change allowed is a PUD-level (1 GiB) entry split into 512 PMD-level
  * ones, at most once for each GiB the blocks came from.

@@ -61,7 +61,16 @@
 
 #include "internal.h"
 
-#define UC_POP_MAX_PAGES	64
+/*
+ * The debug (KASAN) and RT (KCSAN) kernels check every access, which under
+ * TCG makes the cases that write and read back hundreds of MiB take minutes:
+ * they run the same operations over less memory.  The main kernel runs the
+ * full sizes.
+ */
+#define UC_TEST_INSTRUMENTED	(IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_KCSAN))
+
+/* Largest chunk of arena_mixed_population(), in pages. */
+#define UC_POP_MAX_PAGES	(UC_TEST_INSTRUMENTED ? 16 : 64)
 
 #define UC_TEST_SECRETS	(UC_MAG_ROUNDS * 2 + 7)
 
