@@ -32,11 +32,10 @@ UC_SRC=$UC_CACHE/src
 # own build directory and one more config fragment.
 UC_VARIANT=${UC_VARIANT:-}
 UC_OUT=$UC_CACHE/build${UC_VARIANT:+-$UC_VARIANT}
-UC_FRAGMENTS="unmapped_cache_qemu.config unmapped_cache.config${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
-# The debug and RT kernels leave out what their jobs do not use.
-case $UC_VARIANT in
-debug|rt) UC_FRAGMENTS="unmapped_cache_qemu.config unmapped_cache.config unmapped_cache_minimal.config unmapped_cache_$UC_VARIANT.config" ;;
-esac
+# The debug and RT kernels leave out what their jobs do not use (_minimal).
+UC_FRAGMENTS="unmapped_cache_qemu.config unmapped_cache.config"
+case $UC_VARIANT in debug|rt) UC_FRAGMENTS+=" unmapped_cache_minimal.config" ;; esac
+UC_FRAGMENTS+="${UC_VARIANT:+ unmapped_cache_$UC_VARIANT.config}"
 # UC_VARIANT=distro starts from Debian's configuration instead of
 # allnoconfig plus the QEMU guest fragment (build-kernel.sh).
 UC_DISTRO_CONFIG=${UC_DISTRO_CONFIG:-/usr/src/linux-config-6.12/config.amd64_none_amd64.xz}
