@@ -2,33 +2,26 @@
 # The test command (make check): host checks, kernel build, lint of the
 # kernel files, KUnit in QEMU, and guest jobs.
 #
-# Two kinds of result are counted apart:
-#   - build and lint steps (a patch applies, a build, checkpatch,
-#     kernel-doc, W=1/sparse, README figures): "BUILD PASS/FAIL", summed on
-#     the line "build and lint: N passed, N failed";
-#   - behavioural checks (the range-tree harness, each KUnit case once,
-#     with its verdict on each kernel that ran it, each property a guest
-#     job checks): "PASS/FAIL", summed on the last line, "N passed, N
-#     failed".
-# The exit status is non-zero if anything of either kind failed.
+# Two kinds of result are counted apart: build and lint steps ("BUILD
+# PASS/FAIL", summed on the line "build and lint: N passed, N failed")
+# and behavioural checks (the range-tree harness, each KUnit case once
+# with its verdict on each kernel that ran it, each KTAP result of a
+# guest job: "PASS/FAIL", summed on the last line, "N passed, N failed").
+# The exit status is non-zero if anything failed.  The guest jobs decide
+# their own checks (tools/testing/unmapped_cache/guest/jobs/*.sh, whose
+# headers say what each does); the host boots them, parses their KTAP and
+# the KUnit results with the kernel's kunit_parser (devtools/ktap.py),
+# and scans every console log for splats (devtools/splats.py): a log
+# that is empty or ends before the job's result line, or any splat but
+# the bad-input cases' own warnings, fails.
 #
-# Every guest boot is followed by a scan of its whole console log
-# (devtools/splats.py): a log that is empty or ends before the job's
-# result line, or any splat but the bad-input cases' own warnings, fails.
-#
-# Randomness: UC_SEED (default: random, printed first) seeds the range-tree
-# harness and the guests' workloads (uc.seed=, unmapped_cache_kunit.seed=);
-# "UC_SEED=N make check" replays a run.
-#
-# UC_CHECK_ONLY=kunit,callers,... runs only those guest sections (kunit
-# blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt) after the builds,
-# and "host" for the host checks, for a developer's quicker turn; the
-# summary then says the run was partial.  make check sets none.
-#
-# The distro section (the kernel built from Debian's own configuration,
-# three boots) runs only when UC_CHECK_ONLY names it: make distro-check
-# is UC_CHECK_ONLY=distro.  Its build alone takes longer than make check's
-# budget on a cold 2-core machine.
+# UC_SEED (default: random, printed first) seeds the range-tree harness
+# and the guests' workloads; "UC_SEED=N make check" replays a run.
+# UC_CHECK_ONLY=host,kunit,callers,... runs only those sections (the
+# sec_* functions below), for a developer's quicker turn; the summary
+# then says the run was partial.  The distro and peers sections run only
+# when it names them (make distro-check, make peer-check): they do not
+# fit make check's time budget.
 #
 # Logs are under $UC_CACHE/logs and $UC_CACHE/guest/logs.
 . "$(dirname "$0")/common.sh"
@@ -116,6 +109,7 @@ ktap_job() {
 # cache's own WARN_ON_ONCE()s are expected there and nowhere else, and
 # each of them must have produced at least one (splats.py).
 UC_WARNING_CASES=block_release_refuses_foreign_and_busy,arena_large_chunk,arena_bad_input_is_refused,callers_stray_put_is_repaired,bad_input_is_refused,pm_secret_pages_stay_out_of_hibernation
+splat_opts=()
 
 # splat_scan LABEL LOG [splats.py options]: the console log is complete
 # (the job printed its result) and has no splat but the expected ones.
@@ -124,6 +118,32 @@ splat_scan() {
 	shift 2
 	check "$label: complete console log, no splat" \
 		python3 "$UC_ROOT/devtools/splats.py" --complete "$@" "$log"
+}
+
+# run_job LABEL JOB LOGNAME [qemu-run.sh options]: boot JOB (log
+# $UC_GUEST/logs/LOGNAME.log) with guest(), or UC_BOOT=guest_mttcg,
+# count its KTAP results (and the KUnit cases' with --kunit), show its
+# "# figures:" lines, scan its log (with the splats.py options in the
+# array splat_opts, which it empties).
+run_job() {
+	local label=$1 job=$2
+	log=$UC_GUEST/logs/$3.log
+	shift 3
+	mttcg_note=""
+	${UC_BOOT:-guest} "$label" "$log" "$@" "$job"
+	ktap_job "$label${mttcg_note:+ (${mttcg_note#; })}" "$log"
+	[[ " $* " != *" --kunit "* ]] || kunit_results "${UC_VARIANT:-main}" "$log"
+	grep -a '^# figures: ' "$log" | tr -d '\r' | sed "s/^# /    $label: /"
+	splat_scan "guest: $label" "$log" "${splat_opts[@]}"
+	splat_opts=()
+}
+# run_off_on LABEL JOB [qemu-run.sh options]: run_job with the cache off
+# (unmapped_cache=off), then on.
+run_off_on() {
+	local label=$1 job=$2
+	shift 2
+	run_job "$label, cache off" "$job" "$job-off" "$@" --append unmapped_cache=off
+	run_job "$label, cache on" "$job" "$job-on" "$@"
 }
 
 # guest LABEL LOG [qemu-run.sh options] JOB: boot a job; sets job_rc.
@@ -419,150 +439,57 @@ sec_kunit() {
 		--require-warnings "${UC_WARNING_CASES/arena_large_chunk,/}"
 }
 
-sec_blocks() {
-	# The block layer after boot (jobs/blocks.sh): 64 blocks out of the
-	# direct map and back, a block of freed kernel-image memory (#28 item
-	# 1(b)), a block whose page somebody holds, blocks from fragmented
-	# memory.  The job decides and reports in KTAP.
-	log=$UC_GUEST/logs/blocks.log
-	guest "blocks job" "$log" --timeout 600 blocks
-	ktap_job "blocks job" "$log"
-	splat_scan "guest: blocks job" "$log"
-}
-
+# Each job's header (tools/testing/unmapped_cache/guest/jobs/JOB.sh) says
+# what it does and checks; the job decides and reports in KTAP.
+sec_blocks() { run_job "blocks job" blocks blocks --timeout 600; }
+# The periodic reaper off until the job turns it on for its last part:
+# only the shrinker can have given the blocks back under pressure.
 sec_pressure() {
-	# The periodic reaper is off (interval 0) until the job turns it on for
-	# its last part, so that only the shrinker can have returned the blocks
-	# under pressure.  The job decides and reports in KTAP.
-	log=$UC_GUEST/logs/pressure.log
-	guest "pressure job" "$log" --timeout 600 --append unmapped_cache.reap_interval_ms=0 pressure
-	ktap_job "pressure job" "$log"
-	splat_scan "guest: pressure job" "$log"
+	run_job "pressure job" pressure pressure --timeout 600 --append unmapped_cache.reap_interval_ms=0
 }
-
-sec_secrecy() {
-	# Secrecy end to end (jobs/secrecy.sh): secret pages read as zeroes on
-	# first touch after a magazine, a drain, a CPU going offline, the
-	# shrinker and a block returned and retaken; each step shows the cache's
-	# counters as evidence that it went that way.  The bound on how long a
-	# freed secret page keeps its data is checked on its own: every page
-	# the processes freed was given back to the cache (and cleared) when
-	# it left the page cache, before the processes' exit completed.  The
-	# job decides and reports in KTAP.
-	log=$UC_GUEST/logs/secrecy.log
-	guest "secrecy job" "$log" --timeout 1200 --smp 2 secrecy
-	ktap_job "secrecy job" "$log"
-	splat_scan "guest: secrecy job" "$log"
+sec_secrecy() { run_job "secrecy job" secrecy secrecy --timeout 1200 --smp 2; }
+sec_memcg() { run_off_on "memcg job" memcg --timeout 600; }
+sec_hwpoison() { run_job "hwpoison job" hwpoison hwpoison --timeout 600 --smp 2; }
+sec_numa() {
+	run_job "NUMA job (2 nodes)" numa numa --timeout 600 --smp 2 --numa 2 --mem 1024 \
+		--append unmapped_cache.reap_interval_ms=0
 }
-
-sec_memcg() {
-	# Secret pages and memory cgroups (jobs/memcg.sh), stock and cached:
-	# charged to the faulting task's cgroup and uncharged when freed, the
-	# cache's blocks charged to nobody, a small memory.max stops the task
-	# and not the machine (the control faults the same pages outside the
-	# cgroup).  The job decides and reports in KTAP.
-	local mode
-	for mode in off on; do
-		log=$UC_GUEST/logs/memcg-$mode.log
-		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off)
-		guest "memcg job, cache $mode" "$log" --timeout 600 "${args[@]}" memcg
-		ktap_job "memcg job, cache $mode" "$log"
-		splat_scan "guest: memcg job, cache $mode" "$log"
-	done
-}
+sec_bpftools() { run_off_on "bpftrace scripts" bpftools --timeout 900 --hostroot; }
+# 40 s of the guest's clock, to keep make check inside its budget.
+sec_soak() { run_job "soak" soak soak --timeout 900 --smp 4 --hostroot --append uc.soak=40; }
 
 sec_hotplug() {
-	# Memory hot-unplug (jobs/hotplug.sh), stock and cached: a 512 MiB
-	# virtio-mem device (qemu-run.sh --vmem) onlined to ZONE_NORMAL, then
-	# in two more boots to ZONE_MOVABLE; the workloads take and free
-	# memory, then the host shrinks the device to 0 (QMP, asked for by
-	# the guest) and the guest waits up to 75 s for virtio-mem's retry
-	# (50 s after a first attempt that found memory busy; the ZONE_NORMAL
-	# boots always wait that long: a block of slab pages stays plugged).
-	# What the device really unplugged is the host's figure: its plugged
-	# size before and after ($log.vmem, written by devtools/vmem-qmp.py).
-	# Goal: every unplug that succeeds with the cache off succeeds with
-	# it on; the cache never takes a block from ZONE_MOVABLE, and in
-	# ZONE_NORMAL it does take some (the positive control of that 0):
-	# the guest checks that and the rest of what one boot shows and
-	# reports in KTAP; the host compares the boots.
-	# The blocks the cache holds free at the request are unplugged by
-	# virtio-mem's retry 50 s later, once the reaper gave them back
-	# (booted with unmapped_cache.reap_interval_ms=0 they stay plugged
-	# and the comparison fails: 470 MiB on against 480-484 off).
-	local zone mode log line host0 host1 p0 p1 r1 used
-	local -A ach req cached figs timing
+	# jobs/hotplug.sh: a 512 MiB virtio-mem device onlined to
+	# ZONE_NORMAL, then to ZONE_MOVABLE, shrunk to 0 after the workloads,
+	# the cache off and on; the boots of a zone share a directory, the
+	# one with the cache on compares its unplug with the one off.  The
+	# guest waits up to 75 s for virtio-mem's retry.
+	local zone mode online
 	for zone in normal movable; do
+		rm -rf "$UC_GUEST/share-hotplug-$zone"
+		online=online_kernel
+		[ $zone = movable ] && online=online_movable
 		for mode in off on; do
-			log=$UC_GUEST/logs/hotplug-$zone-$mode.log
-			args=(--append uc.zone=$zone)
-			if [ $zone = normal ]; then
-				args+=(--append memhp_default_state=online_kernel)
-			else
-				args+=(--append memhp_default_state=online_movable)
-			fi
+			args=(--timeout 900 --vmem 512 --share "$UC_GUEST/share-hotplug-$zone"
+			      --append uc.zone=$zone --append memhp_default_state=$online
+			      --append uc.vmem_wait=75)
 			[ $mode = off ] && args+=(--append unmapped_cache=off)
-			args+=(--append uc.vmem_wait=75)
-			guest "memory hot-unplug, ZONE_${zone^^}, cache $mode" "$log" \
-				--timeout 900 --vmem 512 "${args[@]}" hotplug
-			line=$(grep -a '^UC-VMEM zone=' "$log" | tr -d '\r' | tail -n 1)
-			host0=$(grep -a '^UC-VMEM-HOST size_mib=.* tag=before' "$log.vmem" 2>/dev/null | tail -n 1)
-			host1=$(grep -a '^UC-VMEM-HOST size_mib=.* tag=after' "$log.vmem" 2>/dev/null | tail -n 1)
-			p0=$(sed -n 's/.* size_mib=\([0-9]*\) .*/\1/p' <<< "$host0")
-			p1=$(sed -n 's/.* size_mib=\([0-9]*\) .*/\1/p' <<< "$host1")
-			r1=$(sed -n 's/.* requested_mib=\([0-9]*\).*/\1/p' <<< "$host1")
-			used=$(sed -n 's/.* device_pages_used_by_cache=\([0-9]*\) .*/\1/p' <<< "$line")
-			cached[$zone-$mode]=$used
-			if [ -n "$p0" ] && [ -n "$p1" ] && [ -n "$r1" ]; then
-				req[$zone-$mode]=$((p0 - r1))
-				ach[$zone-$mode]=$((p0 - p1))
-			fi
-			figs[$zone-$mode]="${req[$zone-$mode]:-?}/${ach[$zone-$mode]:-?} MiB"
-			# The guest's view: MemTotal's drop 5 s after the request
-			# (virtio-mem's first attempt; it retries 50 s after one
-			# that found memory busy, then 100 s...), when it last
-			# changed, and how many of the device's 2 MiB blocks the
-			# secret pages lay in (with the cache on, its blocks) were
-			# unplugged.
-			timing[$zone-$mode]="$(sed -n 's/.* secret_2m_blocks_unplugged=\([0-9/]*\) first_poll_mib=\([0-9]*\) last_change_s=\([0-9]*\) .*/\2 MiB at 5 s, last change at \3 s, secret pages'"'"' 2M blocks unplugged \1/p' <<< "$line")"
-			# The guest's own checks (jobs/hotplug.sh), then what
-			# the host saw of the device over QMP.
-			ktap_job "hot-unplug, ZONE_${zone^^}, cache $mode" "$log"
-			if [ -n "${ach[$zone-$mode]}" ] && [ "$p0" -gt 0 ] && [ "$r1" = 0 ]; then
-				pass "host: hot-unplug, ZONE_${zone^^}, cache $mode: the device was plugged at boot and size 0 was requested over QMP; requested/achieved ${figs[$zone-$mode]}"
-			else
-				fail "host: hot-unplug, ZONE_${zone^^}, cache $mode: host saw ${host0:-no before line} | ${host1:-no after line} (log: $log.vmem)"
-			fi
-			splat_scan "guest: memory hot-unplug, ZONE_${zone^^}, cache $mode" "$log"
+			run_job "memory hot-unplug, ZONE_${zone^^}, cache $mode" hotplug \
+				hotplug-$zone-$mode "${args[@]}"
 		done
-		if [ -n "${ach[$zone-off]}" ] && [ -n "${ach[$zone-on]}" ] &&
-		   [ "${ach[$zone-on]}" -ge "${ach[$zone-off]}" ]; then
-			pass "guest: hot-unplug, ZONE_${zone^^}: the cache on unplugs as much as off (requested/achieved off | on: ${figs[$zone-off]} | ${figs[$zone-on]})"
-		else
-			fail "guest: hot-unplug, ZONE_${zone^^}: the cache on unplugs less than off (requested/achieved off | on: ${figs[$zone-off]} | ${figs[$zone-on]}; logs: $UC_GUEST/logs/hotplug-$zone-*.log)"
-		fi
 	done
-	echo "    figures, memory hot-unplug of a 512 MiB virtio-mem device (host's plugged size before and after), requested/achieved off | on: ZONE_NORMAL ${figs[normal-off]} | ${figs[normal-on]}, ZONE_MOVABLE ${figs[movable-off]} | ${figs[movable-on]}; secret pages of the cache in device memory: ZONE_NORMAL ${cached[normal-on]:-?}, ZONE_MOVABLE ${cached[movable-on]:-?}"
-	echo "    figures, unplug as the guest saw it, off | on: ZONE_NORMAL ${timing[normal-off]:-?} | ${timing[normal-on]:-?}; ZONE_MOVABLE ${timing[movable-off]:-?} | ${timing[movable-on]:-?}"
 }
 
 sec_peers() {
 	# The kernel's own selftests of what the cache serves (#28 item 5),
-	# unchanged, on the main kernel booted off and on (jobs/peers.sh):
-	# memfd_secret, ftracetest's kprobe and ftrace directories, the
-	# livepatch scripts with their test modules (built by
-	# build-modules.sh with the kernel's other test modules), and BPF's
-	# test_verifier (built here, from a copy of the parts of the tree its
-	# Makefile reads, since it writes generated headers into its source
-	# directory), and kmod.sh with lib/test_kmod (built with the
-	# other test modules).  Not part of
-	# make check (two boots of about half an hour each under TCG):
-	# make peer-check.  Per suite: it ran with the cache off and on, and
-	# on fails no case that off passes.
-	local peers=$UC_GUEST/peers mode log suite m line
-	local suites="memfd_secret ftracetest livepatch test_verifier kmod"
-	local -A res fails
+	# unchanged, with the cache off, then on (jobs/peers.sh), the two
+	# boots sharing a directory.  Built here: the livepatch selftests'
+	# helper, BPF's test_verifier (from a copy of the parts of the tree
+	# its Makefile reads: it writes generated headers into its source
+	# directory); their test modules come from build-modules.sh.  Not
+	# part of make check (two boots of about half an hour each under
+	# TCG): make peer-check.
+	local peers=$UC_GUEST/peers mode m
 	mkdir -p "$peers/livepatch/test_modules"
 	rsync -a --delete "$UC_SRC/tools/testing/selftests/ftrace/" "$peers/ftrace/"
 	rsync -a --exclude=test_modules "$UC_SRC/tools/testing/selftests/livepatch/" "$peers/livepatch/"
@@ -580,301 +507,79 @@ sec_peers() {
 		fail "host: cannot build BPF's test_verifier (log: $UC_CACHE/logs/test_verifier.log)"
 	cp "$UC_GUEST/modules/bpf_testmod.ko" "$peers/bpf/"
 	rsync -a --delete "$UC_SRC/tools/testing/selftests/kmod/" "$peers/kmod/"
-	for mode in off on; do
-		log=$UC_GUEST/logs/peers-$mode.log
-		args=(--timeout 3600 --hostroot --append uc.peers=$peers)
-		[ $mode = off ] && args+=(--append unmapped_cache=off)
-		guest "the kernel's selftests, cache $mode" "$log" "${args[@]}" peers
-		[ $job_rc -eq 0 ] && pass "guest: the kernel's selftests ran, cache $mode" ||
-			fail "guest: the kernel's selftests, cache $mode (status $job_rc, log: $log)"
-		for suite in $suites; do
-			line=$(grep -a "^UC-PEER suite=$suite " "$log" | tail -n 1 | tr -d '\r')
-			res[$suite-$mode]=${line#UC-PEER suite=$suite }
-			fails[$suite-$mode]=$(grep -a "^UC-PEER-CASE suite=$suite result=" "$log" |
-				tr -d '\r' | grep -v ' result=\(SKIP\|UNSUPPORTED\|UNTESTED\) ' |
-				sed 's/.* name=//' | sort -u)
-		done
-		splat_scan "guest: the kernel's selftests, cache $mode" "$log"
-	done
-	for suite in $suites; do
-		local new
-		new=$(comm -13 <(echo "${fails[$suite-off]}") <(echo "${fails[$suite-on]}") | grep .)
-		if [[ "${res[$suite-off]}" == pass=[1-9]* ]] && [[ "${res[$suite-on]}" == pass=[1-9]* ]] &&
-		   [ -z "$new" ]; then
-			pass "guest: $suite, off | on: ${res[$suite-off]} | ${res[$suite-on]}; the cache on fails nothing off passes"
-		else
-			fail "guest: $suite, off | on: ${res[$suite-off]:-no result} | ${res[$suite-on]:-no result}; failed on only: ${new:-none} (logs: $UC_GUEST/logs/peers-*.log)"
-		fi
-		[ -z "${fails[$suite-off]}" ] ||
-			echo "    $suite, failed with the cache off: $(echo "${fails[$suite-off]}" | paste -sd ';')"
-	done
+	rm -rf "$UC_GUEST/share-peers"
+	run_off_on "the kernel's selftests" peers --timeout 3600 --hostroot \
+		--share "$UC_GUEST/share-peers" --append uc.peers=$peers
 }
 
-sec_refill() {
-	# Refills with free memory scattered and no free order-9 page left
-	# (jobs/refill.sh), stock and cached: with the cache on, the callers
-	# that needed a block (a secretmem fault, a module load,
-	# register_kprobe()) did not compact for it in their own context but
-	# left it to the arena's worker, which did; the control is the same
-	# tracepoint catching a task that compacts for blocks itself.  The job
-	# decides and reports in KTAP.  The longest fault and
-	# register_kprobe() are figures, off | on.
-	# Multi-threaded TCG (a host thread per vCPU): with one thread for
-	# both vCPUs, the worker's compaction on one vCPU would count in the
-	# other's fault latency.  QEMU's int3 race at early boot (guest_mttcg)
-	# gets the guest booted once more, and the result lines say so.
-	local mode line
-	local -A smax kmax
-	for mode in off on; do
-		log=$UC_GUEST/logs/refill-$mode.log
-		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off)
-		guest_mttcg "refill job, cache $mode" "$log" --timeout 900 "${args[@]}" refill
-		ktap_job "refill job, cache $mode${mttcg_note:+ (${mttcg_note#; })}" "$log"
-		line=$(grep -a "^# figures: " "$log" | tr -d '\r' | head -1)
-		smax[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* secret_max_ns=\([0-9]*\).*/\1/p')
-		kmax[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* kprobe_reg_max_us=\([0-9]*\).*/\1/p')
-		splat_scan "guest: refill job, cache $mode" "$log"
-	done
-	echo "    figures, refill under scattered memory (multi-threaded TCG, one run each), off | on: secret fault max ${smax[off]:-?} | ${smax[on]:-?} ns, register_kprobe max ${kmax[off]:-?} | ${kmax[on]:-?} us"
-}
+# Multi-threaded TCG: with one host thread for both vCPUs, the worker's
+# compaction on one would count in the other's fault latency.
+sec_refill() { UC_BOOT=guest_mttcg run_off_on "refill job" refill --timeout 900; }
 
-sec_modload() {
-	# Module loading (jobs/modload.sh), stock and cached: uc_relocs.ko, 1
-	# MiB of text with 140 000 relocations that the module checks itself
-	# when it loads, loaded and unloaded 5 times from tmpfs.  With the
-	# cache on, the loader relocates a copy of each section of read-only
-	# module memory and writes it back at once: a load makes a handful of
-	# writes through the cache's private mapping, not one per relocation
-	# (a kprobe on arch_unmapped_cache_write() counts them, 64 at most;
-	# control: the same kprobe counts the 512 writes of the debugfs
-	# exercise).  Likewise ftrace's patching of uc_testmod_b's 1024+ call
-	# sites goes to a staged copy of its text: 64 writes at most for the
-	# whole load.  The job decides and reports in KTAP.  Figures, off | on,
-	# one boot each: load+unload time of that module, the time user space
-	# started, ftrace's patching of a module's call sites at its load.
-	local mode line
-	local -A med boot fmod
-	for mode in off on; do
-		log=$UC_GUEST/logs/modload-$mode.log
-		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off)
-		guest "module loading, cache $mode" "$log" --timeout 600 --hostroot "${args[@]}" modload
-		ktap_job "module loading, cache $mode" "$log"
-		line=$(grep -a "^# figures: " "$log" | tr -d '\r' | head -1)
-		med[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* median_ns=\([0-9]*\) .*/\1/p')
-		boot[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* boot_ms=\([0-9]*\) .*/\1/p')
-		fmod[$mode]=$(printf '%s\n' "$line" | sed -n 's/.* ftrace_module_us=\([0-9]*\) .*/\1/p')
-		splat_scan "guest: module loading, cache $mode" "$log"
-	done
-	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", b / a; else printf "?" }'; }
-	echo "    figures, module loading (TCG, one boot each, off | on): uc_relocs load+unload median ${med[off]:-?} | ${med[on]:-?} ns (x$(ratio "${med[off]}" "${med[on]}")); user space at ${boot[off]:-?} | ${boot[on]:-?} ms; ftrace_module_init() of uc_testmod_b ${fmod[off]:-?} | ${fmod[on]:-?} us (x$(ratio "${fmod[off]}" "${fmod[on]}"))"
-}
-
-sec_hwpoison() {
-	# Hardware poison on the cache's pages (jobs/hwpoison.sh): a secretmem
-	# page in use, a free page on top of a magazine and a free page of an
-	# otherwise free block, each poisoned through hwpoison-inject; none of
-	# them is ever handed out again or mapped in the direct map.  The job
-	# decides and reports in KTAP.
-	log=$UC_GUEST/logs/hwpoison.log
-	guest "hwpoison job" "$log" --timeout 600 --smp 2 hwpoison
-	ktap_job "hwpoison job" "$log"
-	splat_scan "guest: hwpoison job" "$log"
-}
+sec_modload() { run_off_on "module loading" modload --timeout 600 --hostroot; }
 
 sec_kaslr() {
-	# Module addresses change between boots as they do on a stock kernel
-	# (jobs/kaslr.sh): two boots load the same 3 test modules in the same
-	# order; with KASLR their text, rodata and data addresses differ, with
-	# nokaslr (the control: the probe sees equal addresses when nothing is
-	# randomised) they are the same.  Each boot checks itself that the
-	# modules loaded and their text is on 2M mappings (KTAP).
-	# Entropy, x86-64 (arena.c): a random 2M start among 252 in the lower
-	# half of the 1008 MiB module area, and a random page of 512 in the
-	# arena's first block, about 2^17 places for text against 2^10 for the
-	# stock module load offset.
-	local mode i log lines=()
+	# Module addresses change between boots as on a stock kernel
+	# (jobs/kaslr.sh): two boots of each pair share a directory, the
+	# second compares its addresses with the first's.  One CPU: with
+	# two, which CPU's magazine a 1-page chunk comes from varies, and so
+	# would the addresses.
+	local mode i
 	for mode in kaslr nokaslr; do
+		rm -rf "$UC_GUEST/share-$mode"
 		for i in 1 2; do
-			log=$UC_GUEST/logs/kaslr-$mode-$i.log
-			args=()
-			[ $mode = nokaslr ] && args=(--append nokaslr)
-			# One CPU: with two, which CPU's magazine a 1-page
-			# chunk comes from varies, and so would the addresses.
-			guest "module addresses, $mode, boot $i" "$log" --timeout 300 \
-				--smp 1 --hostroot "${args[@]}" kaslr
-			ktap_job "module addresses, $mode, boot $i" "$log"
-			splat_scan "guest: module addresses, $mode, boot $i" "$log"
-			lines+=("$(grep -ao '^UC-KASLR mod=.*' "$log" | tr -d '\r' | sort)")
+			args=(--share "$UC_GUEST/share-$mode")
+			[ $mode = nokaslr ] && args+=(--append nokaslr)
+			run_job "module addresses, $mode, boot $i" kaslr kaslr-$mode-$i \
+				--timeout 300 --smp 1 --hostroot "${args[@]}"
 		done
 	done
-	# lines: kaslr 1, kaslr 2, nokaslr 1, nokaslr 2.
-	cmp_boots() {	# FIRST SECOND: "N_SAME N_DIFFERENT" over 9 addresses
-		paste -d'\n' <(echo "$1") <(echo "$2") | awk '
-			NR % 2 == 1 { split($0, a, " "); next }
-			{ split($0, b, " "); for (i = 2; i <= 5; i++) if (a[i] ~ /^(text|rodata|data)=/) {
-				if (a[i] == b[i]) s++; else d++ } }
-			END { printf "%d %d", s, d }'
-	}
-	read -r s1 d1 <<< "$(cmp_boots "${lines[0]}" "${lines[1]}")"
-	read -r s2 d2 <<< "$(cmp_boots "${lines[2]}" "${lines[3]}")"
-	n1=$(echo "${lines[0]}" | grep -c mod=)
-	n2=$(echo "${lines[2]}" | grep -c mod=)
-	if [ "$n1" = 3 ] && [ "$s1" = 0 ] && [ "$d1" -ge 9 ]; then
-		pass "guest: two boots with KASLR load the same 3 modules at different addresses: $d1 of $d1 text/rodata/data addresses differ (text: $(echo "${lines[0]}" | sed -n 's/.*mod=a text=\([^ ]*\).*/\1/p') vs $(echo "${lines[1]}" | sed -n 's/.*mod=a text=\([^ ]*\).*/\1/p'))"
-	else
-		fail "guest: module addresses with KASLR: $n1 modules, $s1 addresses the same in both boots, $d1 different (want 3 modules, 0 the same; logs: $UC_GUEST/logs/kaslr-kaslr-*.log)"
-	fi
-	if [ "$n2" = 3 ] && [ "$d2" = 0 ] && [ "$s2" -ge 9 ]; then
-		pass "guest: control: two boots with nokaslr put them at the same $s2 addresses (the comparison sees equal addresses)"
-	else
-		fail "guest: module addresses with nokaslr: $n2 modules, $s2 the same, $d2 different (want 3 modules, all the same)"
-	fi
-}
-
-sec_numa() {
-	# A two-node guest (jobs/numa.sh): secret pages land on the node of
-	# the CPU that takes them (>= 99 %) or the node the task's memory
-	# policy names, go back to the arena of their node whichever CPU frees
-	# them, and reclaim on one node shrinks only that node's blocks.  The
-	# job decides and reports in KTAP.
-	log=$UC_GUEST/logs/numa.log
-	guest "NUMA job (2 nodes)" "$log" --timeout 600 --smp 2 --numa 2 --mem 1024 \
-		--append unmapped_cache.reap_interval_ms=0 numa
-	ktap_job "NUMA job" "$log"
-	splat_scan "guest: NUMA job" "$log"
 }
 
 sec_hibernate() {
-	# Hibernation with modules, kprobes, ftrace trampolines and BPF
-	# programs in the cache (jobs/hibernate.sh): boot 1 checks them, is
-	# refused while secretmem is in use, fails to write an image to a
-	# swap that is too small and hibernates; boot 2 resumes and checks
-	# them again, then hibernates again; boot 3, with less memory, starts
-	# to resume that image, refuses it, and goes on.
+	# jobs/hibernate.sh: boot 1 sets up and hibernates, boot 2 resumes
+	# and hibernates again, boot 3 (less memory) refuses that image.  A
+	# boot after one that wrote no image and powered off would prove
+	# nothing: it is not run.
 	local disk=$UC_GUEST/hibernate-image.img small=$UC_GUEST/hibernate-small.img
-	local logs=$UC_GUEST/logs/hibernate line ok=1
+	local i opts=(--timeout 900 --drive "$disk" --drive "$small")
+	local more=("" "--append uc.hibernate=resume" "--mem 1900 --append uc.hibernate=abort")
 	rm -f "$disk" "$small"
 	truncate -s 512M "$disk" && truncate -s 8M "$small" || { fail "guest: hibernation disks"; return; }
-	hib() { grep -ah "^UC-HIB step=$1 " "$logs"-*.log | head -1 | tr -d '\r'; }
-	sig() { head -c 4096 "$disk" | grep -ac S1SUSPEND; }
-
-	guest "hibernation, boot 1: set up, refusal, no space, hibernate" "$logs-1.log" \
-		--timeout 900 --drive "$disk" --drive "$small" hibernate
-	grep -aq 'reboot: Power down' "$logs-1.log" && [ "$(sig)" -ge 1 ] ||
-		{ fail "guest: hibernation, boot 1 did not write an image and power off (status $job_rc, log: $logs-1.log)"; ok=0; }
-	splat_scan "guest: hibernation, boot 1" "$logs-1.log"
-	if [ $ok -eq 1 ]; then
-		guest "hibernation, boot 2: resume" "$logs-2.log" --timeout 900 \
-			--drive "$disk" --drive "$small" --append uc.hibernate=resume hibernate
-		splat_scan "guest: hibernation, boot 2 (resumed)" "$logs-2.log"
-		if grep -aq 'reboot: Power down' "$logs-2.log" && [ "$(sig)" -ge 1 ]; then
-			# Less memory than the image was made on: the restoring
-			# kernel starts loading it and refuses it (image mismatch).
-			guest "hibernation, boot 3: an image of another machine" "$logs-3.log" --timeout 900 \
-				--mem 1900 --drive "$disk" --drive "$small" --append uc.hibernate=abort hibernate
-			[ $job_rc -eq 0 ] || fail "guest: hibernation, boot 3 (status $job_rc, log: $logs-3.log)"
-			splat_scan "guest: hibernation, boot 3 (aborted resume)" "$logs-3.log"
-		else
-			fail "guest: hibernation, boot 2 did not hibernate again (log: $logs-2.log)"
-		fi
-	fi
-	line=$(hib before)
-	case "$line" in *kcore_matches=3\ jit_in_cache=[12]*ok=1)
-		pass "guest: module, kprobes, ftrace_ops and BPF in the cache work; /proc/kcore shows the module's text and two JIT images (at least one in the ROX arena) as their own mappings do ($line)" ;;
-	*)	fail "guest: hibernation, before: ${line:-no line} (logs: $logs-*.log)" ;;
-	esac
-	line=$(grep -ah '^UC-HIB text ' "$logs"-1.log | head -1 | tr -d '\r')
-	case "$line" in *kprobes_pages=[1-9]*ftrace_pages=[1-9]*module_area_exec_kb_2m=[1-9]*)
-		pass "guest: kprobe instruction pages and ftrace trampolines come from ROX caches, and module-area text is mapped by 2M entries ($line)" ;;
-	*)	fail "guest: text in the ROX arena: ${line:-no line} (log: $logs-1.log)" ;;
-	esac
-	line=$(hib refused)
-	case "$line" in *ok=1)
-		pass "guest: hibernation is refused while a secretmem file is open, as stock refuses it, and everything goes on ($line)" ;;
-	*)	fail "guest: hibernation refused with secretmem: ${line:-no line}" ;;
-	esac
-	line=$(hib nospace)
-	case "$line" in *ok=1)
-		pass "guest: once the secretmem file is closed hibernation is not refused; an image that cannot be written: the cache's pages were copied without a split, and everything goes on ($line)" ;;
-	*)	fail "guest: hibernation without space: ${line:-no line}" ;;
-	esac
-	line=$(hib resumed)
-	case "$line" in *"status=0 "*kcore_matches=3\ jit_in_cache=[12]*"UC-BPF-HOLD progs=600 runs=600 bad=0"*ok=1)
-		pass "guest: after resume, module, kprobes, ftrace_ops and BPF test runs work, kcore matches, verify clean, level-2 splits and DirectMap4k unchanged ($line)" ;;
-	*)	fail "guest: hibernation, resumed: ${line:-no line}" ;;
-	esac
-	line=$(hib aborted)
-	case "$line" in *ok=1)
-		pass "guest: a resume that fails to load its image leaves the booting kernel's cache working ($line)" ;;
-	*)	fail "guest: hibernation, aborted resume: ${line:-no line}" ;;
-	esac
-}
-
-sec_bpftools() {
-	# The shipped bpftrace scripts (tools/mm/unmapped_cache) around real
-	# workloads, with the cache off and on (jobs/bpftools.sh says what each
-	# run must show).  The job decides and reports in KTAP.
-	for mode in off on; do
-		log=$UC_GUEST/logs/bpftools-$mode.log
-		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off)
-		guest "bpftrace scripts, cache $mode" "$log" --timeout 900 --hostroot "${args[@]}" bpftools
-		ktap_job "bpftrace scripts, cache $mode" "$log"
-		splat_scan "guest: bpftrace scripts, cache $mode" "$log"
+	for i in 1 2 3; do
+		# shellcheck disable=SC2086
+		run_job "hibernation, boot $i" hibernate hibernate-$i "${opts[@]}" ${more[i - 1]}
+		[ $i = 3 ] && break
+		grep -aq 'reboot: Power down' "$log" &&
+			[ "$(head -c 4096 "$disk" | grep -ac S1SUSPEND)" -ge 1 ] && continue
+		fail "guest: hibernation, boot $i wrote no image or did not power off: the next boot is not run (log: $log)"
+		return
 	done
 }
 
 sec_callers() {
-	local mod_loops=20 plain_loops=50 kprobes=250
-	# With the cache on: every workload and the functional checks.  Off (the
-	# stock kernel): only the workloads whose figures or results are checked
-	# (BPF, secretmem, the kcore scan's control, the 4K text probe, the
-	# stale pointers), to keep make check short; make run has all of them
-	# both ways.  The job checks the figures and reports in KTAP.
-	for mode in on off; do
-		log=$UC_GUEST/logs/callers-$mode.log
-		args=()
-		[ $mode = off ] && args=(--append unmapped_cache=off --append uc.workloads=bpf,secretmem,kcore,modtext,stale)
-		# The kprobes KUnit suite (built in) runs at this boot only.
-		# 20 load+unload cycles of each test module, 50 of lib/test_module
-		# (its bound, 0.1 flush per cycle, needs that many to amortise the
-		# block refills) and 250 kprobes (make run: 50, 50 and 1000).
-		[ $mode = on ] && args=(--append "kunit.enable=1 kunit.filter_glob=kprobes_test"
-					--append uc.module_loops=$mod_loops
-					--append uc.plain_loops=$plain_loops --append uc.kprobes=$kprobes)
-		# Single-threaded TCG: under multi-threaded TCG on 2 vCPUs
-		# (tried for #28 item 4) lib/test_module's 50 cycles cost 6 and 9
-		# kernel TLB flushes in two runs, against 3 to 6 here, which the
-		# bound of that check does not allow; not yet understood, so the
-		# boots whose figures are checked stay single-threaded (the one
-		# on multi-threaded TCG below checks no figure).
-		guest "callers: secretmem, BPF, modules, kprobes/ftrace, cache $mode" "$log" \
-			--timeout 1200 --hostroot "${args[@]}" callers
-		ktap_job "callers, cache $mode" "$log"
-		splat_scan "guest: callers job, cache $mode" "$log"
-	done
-	# The workloads with the cache on 2 vCPUs under multi-threaded TCG
-	# (#28 item 4): the callers' frees race with the magazines, the
-	# refill worker and the reaper as on real hardware.  Functional
-	# checks only: no figure (see above for the TLB bound) and no
-	# footprint lines or shrink between the workloads (uc.footprint=0,
-	# as the variant kernels' runs); the workloads that allocate and
-	# free from both vCPUs (not the kcore scan, the 2M probe, test_module
-	# and the kernel's self-tests, which the boots above run), at sizes
-	# near the RT kernel's: in a cold run its CPU time delays the debug
-	# and RT kernels' builds (with every workload at the single-threaded
-	# boot's sizes it took 490 s, with 5 module cycles and footprints 255;
-	# a module cycle on 2 vCPUs costs some 30 s: one of each).
-	log=$UC_GUEST/logs/callers-mttcg.log
-	guest_mttcg "callers: the workloads on 2 vCPUs, multi-threaded TCG, cache on" "$log" \
+	# With the cache on: every workload, the kprobes KUnit suite (built
+	# in) and smaller sizes than make run's (20 cycles of each test
+	# module, 50 of lib/test_module, whose bound of 0.1 flush per cycle
+	# needs that many; 250 kprobes).  Off: only the workloads whose
+	# figures or results are checked.  Single-threaded TCG: on 2 vCPUs
+	# under multi-threaded TCG lib/test_module's 50 cycles cost 6 and 9
+	# kernel TLB flushes in two runs, against 3 to 6 here, which that
+	# bound does not allow; not yet understood.
+	run_job "callers, cache on" callers callers-on --timeout 1200 --hostroot \
+		--append "kunit.enable=1 kunit.filter_glob=kprobes_test" --append uc.module_loops=20 \
+		--append uc.plain_loops=50 --append uc.kprobes=250
+	run_job "callers, cache off" callers callers-off --timeout 1200 --hostroot \
+		--append unmapped_cache=off --append uc.workloads=bpf,secretmem,kcore,modtext,stale
+	# The workloads that allocate and free from both vCPUs, on 2 vCPUs
+	# under multi-threaded TCG (#28 item 4): functional checks only (no
+	# figure, no footprint), at sizes near the RT kernel's, whose build
+	# it would delay in a cold run.
+	UC_BOOT=guest_mttcg run_job "callers, cache on, 2 vCPUs, multi-threaded TCG" callers callers-mttcg \
 		--timeout 1200 --hostroot --smp 2 --append uc.footprint=0 \
 		--append uc.workloads=bpf,secretmem,modules,kprobes,stale \
 		--append uc.bpf_progs=400 --append uc.secret_pages=256 \
-		--append uc.module_loops=1 --append uc.kprobes=50 callers
-	ktap_job "callers, cache on, 2 vCPUs, multi-threaded TCG${mttcg_note:+ (${mttcg_note#; })}" "$log"
-	splat_scan "guest: callers job on 2 vCPUs, multi-threaded TCG" "$log"
+		--append uc.module_loops=1 --append uc.kprobes=50
 	# The footprint counters (/proc/vmstat, /proc/meminfo) after the
 	# drain agree with the cache's own accounting (debugfs), to the page,
 	# and are not all zero: module text (ROX), rodata (RO) and data (NONE
@@ -893,112 +598,71 @@ sec_callers() {
 	fi
 }
 
-sec_soak() {
-	# Everything at once on 4 vCPUs with a memory hog and forced drains,
-	# for 40 s (the guest's clock) to keep make check inside its budget.
-	# The job decides and reports in KTAP.
-	local soak_s=40
-	log=$UC_GUEST/logs/soak.log
-	guest "soak" "$log" --timeout 900 --smp 4 --hostroot --append uc.soak=$soak_s soak
-	ktap_job "soak" "$log"
-	splat_scan "guest: soak" "$log"
+# variant_ready VARIANT DESCRIPTION: wait for VARIANT's background build;
+# true if it built.
+variant_ready() {
+	uc_log "$1 kernel ($2): waiting for its build"
+	if wait_variant "$1"; then
+		bpass "build: $1 kernel ($2) and its test modules"
+		return 0
+	fi
+	bfail "build: $1 kernel (logs: $UC_CACHE/logs/build-$1.log, $UC_CACHE/logs/$1-build-steps.log)"
+	tail -n 20 "$UC_CACHE/logs/$1-build-steps.log" | sed 's/^/    /'
+	return 1
 }
 
+# The debug and RT kernels (jobs/debug.sh, jobs/rt.sh): every KUnit suite
+# at boot on 2 vCPUs, then the callers' workloads at a reduced size.
+# Their scans accept the bad-input cases' own warnings only, and require
+# each of them.
 sec_debug() {
-	uc_log "debug kernel (KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_WX): waiting for its build"
-	if wait_variant debug; then
-		bpass "build: debug kernel and its test modules"
-		log=$UC_GUEST/logs/debug.log
-		# Every KUnit suite at boot on 2 vCPUs, then the callers' workloads
-		# at a reduced size, kmemleak and the W^X check (jobs/debug.sh).
-		# no5lvl: with the emulated CPU's 5-level paging, KASAN once reported
-		# a wild access in an interrupt during identify_cpu(), long before
-		# this code runs; 4-level paging keeps that out of the verdict.
-		# init_on_free=1, as hardened distro kernels boot: RW chunks are
-		# then zeroed on free (mag_rw_zeroed_on_request checks that
-		# branch here, the other boots the default one).
-		UC_VARIANT=debug guest "debug kernel: KUnit and workloads" "$log" --timeout 2400 \
-			--kunit --smp 2 --append no5lvl --append init_on_free=1 \
-			--append kasan_multi_shot \
-			--append uc.workloads=bpf,secretmem,stale debug
-		ktap_job "debug kernel" "$log"
-		kunit_results debug "$log"
-		splat_scan "debug guest: no KASAN, lockdep, DEBUG_VM, kmemleak, W^X or CPA splat (only the bad-input cases' own warnings, and the KASAN report of the stale read of freed module text)" \
-			"$log" --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES" \
-			--expect-kasan uc_a_peek_show
-	else
-		bfail "build: debug kernel (logs: $UC_CACHE/logs/build-debug.log, $UC_CACHE/logs/debug-build-steps.log)"
-		tail -n 20 "$UC_CACHE/logs/debug-build-steps.log" | sed 's/^/    /'
-	fi
+	variant_ready debug "KASAN, kmemleak, lockdep, DEBUG_VM, DEBUG_LIST, DEBUG_WX" || return
+	# no5lvl: with the emulated CPU's 5-level paging, KASAN once reported
+	# a wild access in an interrupt during identify_cpu(), long before
+	# this code runs.  init_on_free=1, as hardened distro kernels boot:
+	# RW chunks are then zeroed on free (mag_rw_zeroed_on_request checks
+	# that branch here).  The stale read of freed module text is the one
+	# KASAN report expected.
+	splat_opts=(--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
+		    --expect-kasan uc_a_peek_show)
+	UC_VARIANT=debug run_job "debug kernel" debug debug --timeout 2400 --kunit --smp 2 \
+		--append no5lvl --append init_on_free=1 --append kasan_multi_shot \
+		--append uc.workloads=bpf,secretmem,stale
 }
 
 sec_rt() {
-	uc_log "RT kernel (PREEMPT_RT, lockdep, KCSAN): waiting for its build"
-	if ! wait_variant rt; then
-		bfail "build: RT kernel (logs: $UC_CACHE/logs/build-rt.log, $UC_CACHE/logs/rt-build-steps.log)"
-		tail -n 20 "$UC_CACHE/logs/rt-build-steps.log" | sed 's/^/    /'
-		return
-	fi
-	bpass "build: RT kernel and its test modules"
-	log=$UC_GUEST/logs/rt.log
-	# Every KUnit suite at boot, the planted race (the positive control)
-	# and the callers' workloads at a reduced size (jobs/rt.sh), with PTI
-	# on (the block suite then checks the restored PMD without the global
-	# bit; the KUnit boot checks it with), with a
-	# host thread per vCPU (multi-threaded TCG), so that the two vCPUs run
-	# at the same time and KCSAN's watchpoints see each other's accesses.
-	# qemu-run.sh explains why the other jobs use one thread: QEMU now and
-	# then executes a stale int3 early in boot, on the stock kernel as
-	# well; a guest that dies that way before KUnit starts is booted once
-	# more, and the result line says so.
-	UC_VARIANT=rt guest_mttcg "RT kernel: KUnit and workloads" "$log" \
-		--timeout 2400 --kunit --smp 2 \
-		--append pti=on --append uc.workloads=bpf,secretmem,modules rt
-	ktap_job "RT kernel, 2 vCPUs, multi-threaded TCG, PTI on${mttcg_note:+ (${mttcg_note#; })}" "$log"
-	kunit_results rt "$log"
-	# The series' code outside the cache's files: the functions its
-	# patches add to kernel files (module_memory_poke(), the BPF pack's
-	# and secretmem's helpers...), listed from the patched tree.
+	variant_ready rt "PREEMPT_RT, lockdep, KCSAN" || return
+	# PTI on (the block suite then checks the restored PMD without the
+	# global bit); a host thread per vCPU, so that KCSAN's watchpoints
+	# see the other vCPU's accesses.  KCSAN reports are accepted outside
+	# the cache's code and the functions the series adds to kernel files
+	# (module_memory_poke(), the BPF pack's and secretmem's helpers...,
+	# listed from the patched tree); the race planted in the cache's own
+	# code must be reported.
 	local fns=$UC_CACHE/logs/series-functions.txt
 	python3 "$UC_ROOT/devtools/series-functions.py" "$UC_SRC" > "$fns" || : > "$fns"
-	splat_scan "RT guest: no lockdep, sleep-in-atomic or other splat; no data race reported in the cache's code or in the $(wc -l < "$fns") functions the series adds to kernel files; the race planted in the cache's own code was reported" \
-		"$log" --kcsan uc_planted_race --ours-functions "$fns" \
-		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
+	echo "    RT kernel: KCSAN reports fail in the cache's code and in the $(wc -l < "$fns") functions the series adds to kernel files"
+	splat_opts=(--kcsan uc_planted_race --ours-functions "$fns"
+		    --expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES")
+	UC_VARIANT=rt UC_BOOT=guest_mttcg run_job "RT kernel, 2 vCPUs, multi-threaded TCG, PTI on" rt rt \
+		--timeout 2400 --kunit --smp 2 --append pti=on --append uc.workloads=bpf,secretmem,modules
 }
 
+# Debian's configuration (make distro-check): KUnit with KFENCE sampling
+# and the page table check; lockdown, signed modules and init_on_free
+# (every workload but stale, whose probe is a writable debugfs file);
+# debug_pagealloc=on, where the cache steps aside.
 sec_distro() {
-	uc_log "distribution kernel (Debian's configuration): waiting for its build"
-	if ! wait_variant distro; then
-		bfail "build: distribution kernel (logs: $UC_CACHE/logs/build-distro.log, $UC_CACHE/logs/distro-build-steps.log)"
-		tail -n 20 "$UC_CACHE/logs/distro-build-steps.log" | sed 's/^/    /'
-		return
-	fi
-	bpass "build: distribution kernel (Debian's configuration without modules) and its signed test modules"
-	local log
-	# 1. KUnit, KFENCE sampling, page table check; every workload.
-	log=$UC_GUEST/logs/distro.log
-	UC_VARIANT=distro guest "distribution kernel: KUnit and workloads" "$log" \
-		--timeout 2400 --kunit --smp 2 \
-		--append kfence.sample_interval=100 --append page_table_check=on distro
-	ktap_job "distribution kernel, KFENCE, page table check" "$log"
-	kunit_results distro "$log"
-	splat_scan "distro guest: KUnit and workloads" "$log" \
-		--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES"
-	# 2. Lockdown (integrity), signatures enforced, init_on_free: the
-	# workloads but stale, whose probe is a writable debugfs file.
-	log=$UC_GUEST/logs/distro-locked.log
-	UC_VARIANT=distro guest "distribution kernel: lockdown, signed modules, init_on_free" "$log" \
-		--timeout 1800 --smp 2 --append uc.distro=locked --append lockdown=integrity \
+	variant_ready distro "Debian's configuration without modules" || return
+	splat_opts=(--expect-warnings "$UC_WARNING_CASES" --require-warnings "$UC_WARNING_CASES")
+	UC_VARIANT=distro run_job "distribution kernel, KFENCE, page table check" distro distro \
+		--timeout 2400 --kunit --smp 2 --append kfence.sample_interval=100 --append page_table_check=on
+	UC_VARIANT=distro run_job "distribution kernel, lockdown, signed modules, init_on_free" distro \
+		distro-locked --timeout 1800 --smp 2 --append uc.distro=locked --append lockdown=integrity \
 		--append module.sig_enforce=1 --append init_on_free=1 \
-		--append uc.workloads=bpf,secretmem,modules,plainmod,modtext,kprobes,kcore,selftests distro
-	ktap_job "distribution kernel, lockdown, signed modules, init_on_free" "$log"
-	splat_scan "distro guest: lockdown, signed modules, init_on_free" "$log"
-	# 3. debug_pagealloc=on: the cache steps aside, with one line.
-	log=$UC_GUEST/logs/distro-pagealloc.log
-	UC_VARIANT=distro guest "distribution kernel: debug_pagealloc=on" "$log" \
-		--timeout 1800 --smp 2 --append uc.distro=pagealloc --append debug_pagealloc=on distro
-	ktap_job "distribution kernel, debug_pagealloc=on" "$log"
-	splat_scan "distro guest: debug_pagealloc=on" "$log"
+		--append uc.workloads=bpf,secretmem,modules,plainmod,modtext,kprobes,kcore,selftests
+	UC_VARIANT=distro run_job "distribution kernel, debug_pagealloc=on" distro distro-pagealloc \
+		--timeout 1800 --smp 2 --append uc.distro=pagealloc --append debug_pagealloc=on
 }
 
 # Two lanes of guests run at the same time, each TCG guest on a host

@@ -14,16 +14,19 @@
 #                     seen through ACPI SRAT)
 #   --vmem MB         a virtio-mem device (virtio-mem-pci, id vm0, 2 MiB
 #                     blocks) of MB MiB, all of it requested at boot, and a
-#                     QMP socket through which devtools/vmem-qmp.py, which
-#                     follows the console, resizes it when the guest prints
-#                     "UC-VMEM-REQUEST size=N" (MiB) and writes the device's
-#                     plugged and requested size to LOG.vmem when it
-#                     prints "UC-VMEM-QUERY" (the hotplug job)
+#                     QMP socket through which devtools/vmem-qmp.py resizes
+#                     it when the guest asks (needs --share: the guest
+#                     writes DIR/vmem-ask, the helper answers in DIR/vmem;
+#                     the hotplug job)
 #   --timeout SEC     kill the guest after SEC seconds (default 900)
 #   --log FILE        console log (default $UC_GUEST/logs/JOB.log)
 #   --kernel FILE     kernel image (default: the one built here)
 #   --drive FILE      attach FILE as a raw virtio disk (may be repeated:
 #                     /dev/vda, /dev/vdb, ... in that order)
+#   --share DIR       share the host's DIR read-write over 9p, mounted by
+#                     the guest's init on $UC_SHARE (/run/share): a later
+#                     boot of a job reads there what an earlier one wrote
+#                     and compares (kaslr, hotplug, peers)
 #   --kunit           run the KUnit suites at boot before the job (always
 #                     for JOB=kunit)
 #   --verbose         copy the console to stdout as well
@@ -54,7 +57,7 @@
 # (devtools/check.sh, sec_rt).
 accel=${UC_QEMU_ACCEL:-tcg,thread=single}
 drives=()
-hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0 numa=1 vmem=0
+share="" hostroot=0 append="" smp=2 mem=2048 timeout=900 log="" kernel=$UC_KERNEL verbose=0 kunit=0 numa=1 vmem=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--hostroot) hostroot=1 ;;
@@ -67,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--drive) drives+=(-drive "file=$2,format=raw,if=virtio"); shift ;;
+	--share) share=$2; shift ;;
 	--verbose) verbose=1 ;;
 	--kunit) kunit=1 ;;
 	-*) uc_die "unknown option $1" ;;
@@ -159,14 +163,20 @@ else
 	fi
 	qemu+=(-initrd "$initrd")
 fi
+if [ -n "$share" ]; then
+	mkdir -p "$share" || uc_die "cannot make $share"
+	qemu+=(-virtfs "local,path=$share,mount_tag=ucshare,security_model=none")
+	cmdline="$cmdline uc.share=1"
+fi
 cmdline="$cmdline$append"
 
 { echo "# $(date -u +%FT%TZ) job=$job"; echo "# cmdline: $cmdline"; } > "$log"
 helper=
 if [ -n "$qmpdir" ]; then
-	rm -f "$log.vmem"
-	python3 "$UC_ROOT/devtools/vmem-qmp.py" --qmp "$qmpdir/qmp" --log "$log" \
-		--out "$log.vmem" --parent $$ --device vm0 </dev/null >>"$log.vmem" 2>&1 &
+	[ -n "$share" ] || uc_die "--vmem needs --share"
+	rm -f "$share/vmem" "$share/vmem-ask"
+	python3 "$UC_ROOT/devtools/vmem-qmp.py" --qmp "$qmpdir/qmp" --ask "$share/vmem-ask" \
+		--out "$share/vmem" --parent $$ --device vm0 </dev/null >>"$share/vmem" 2>&1 &
 	helper=$!
 fi
 if [ $verbose -eq 1 ]; then
@@ -185,6 +195,7 @@ if [ -n "$helper" ]; then
 	done
 	kill "$helper" 2>/dev/null
 	wait "$helper" 2>/dev/null
+	cp "$share/vmem" "$log.vmem"
 fi
 
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then

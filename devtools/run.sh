@@ -106,11 +106,12 @@ logs+=("$log")
 # the workloads), and the page allocator's order-0 pair timed in boots
 # alternating off and on (devtools/pair-timing.sh).
 for zone in normal movable; do
+	rm -rf "$UC_GUEST/share-run-hotplug-$zone"
 	for mode in off on; do
 		log=$UC_GUEST/logs/run-hotplug-$zone-$mode.log
 		state=online_kernel
 		[ $zone = movable ] && state=online_movable
-		args=(--log "$log" --timeout 900 --vmem 512 --append uc.zone=$zone
+		args=(--log "$log" --timeout 900 --vmem 512 --share "$UC_GUEST/share-run-hotplug-$zone" --append uc.zone=$zone
 		      --append memhp_default_state=$state --append uc.vmem_wait=75)
 		[ $mode = off ] && args+=(--append unmapped_cache=off)
 		step 4/5 "memory hot-unplug, ZONE_${zone^^}, cache $mode (~1.5 min)"

@@ -1,28 +1,25 @@
 #!/usr/bin/env python3
-"""Drive a guest's virtio-mem device from what the guest prints.
+"""Drive a guest's virtio-mem device from what the guest asks.
 
-Usage: vmem-qmp.py --qmp SOCKET --log LOG --out FILE --parent PID
+Usage: vmem-qmp.py --qmp SOCKET --ask FILE --out FILE --parent PID
                    [--device ID]
 
 devtools/qemu-run.sh --vmem starts this beside QEMU.  It connects to
 QEMU's QMP socket (retrying until QEMU has created it) and follows the
-guest's console log LOG as it grows.  For each line of the guest
+file ASK, which the guest writes in the directory it shares with the
+host (qemu-run.sh --share).  For each line
 
     UC-VMEM-REQUEST size=N     it sets the device's requested-size to N MiB
                                (qom-set on /machine/peripheral/ID), and
     UC-VMEM-QUERY [tag=T]      it reads the device's plugged size ("size")
                                and requested-size (qom-get)
 
-and appends to FILE (the guest cannot read it; the host's checks do)
+and appends to OUT (in the same directory: the guest reads the answers)
 
     UC-VMEM-HOST-SET requested_mib=N ok=1|0
     UC-VMEM-HOST size_mib=N requested_mib=N [tag=T]
 
-or a UC-VMEM-HOST-ERROR line saying what went wrong.  A kernel message
-can cut into a line of the job on the shared serial console ("UC-VMEM-RE"
-"[   12.345678] text", newline, "QUEST size=0"): as
-devtools/console-lines.py does after the run, the job's text before such
-a record is joined with the next line that is not a kernel record.
+or a UC-VMEM-HOST-ERROR line saying what went wrong.
 
 It never holds up the run: it exits when QEMU closes the QMP connection
 (QEMU exited), when PID (qemu-run.sh) is gone, or on SIGTERM; every QMP
@@ -41,7 +38,6 @@ import time
 
 REQUEST = re.compile(r"UC-VMEM-REQUEST size=(\d+)")
 QUERY = re.compile(r"UC-VMEM-QUERY(?: tag=([\w.-]+))?")
-RECORD = re.compile(r"\[ *\d+\.\d+\] ")
 MIB = 1 << 20
 
 
@@ -122,7 +118,7 @@ def alive(pid):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qmp", required=True)
-    ap.add_argument("--log", required=True)
+    ap.add_argument("--ask", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--parent", type=int, required=True)
     ap.add_argument("--device", default="vm0")
@@ -168,10 +164,9 @@ def main():
 
     pos = 0
     pending = b""
-    carry = ""
     while True:
         try:
-            with open(a.log, "rb") as f:
+            with open(a.ask, "rb") as f:
                 f.seek(pos)
                 data = f.read()
         except OSError:
@@ -181,15 +176,7 @@ def main():
             pending += data
             *lines, pending = pending.split(b"\n")
             for raw in lines:
-                line = raw.decode("utf-8", "replace").rstrip("\r")
-                rec = RECORD.search(line)
-                if rec is None:
-                    handle(carry + line)
-                    carry = ""
-                elif rec.start() > 0:
-                    # A record cut into the job's line: the rest of
-                    # that line follows the record's newline.
-                    carry += line[:rec.start()]
+                handle(raw.decode("utf-8", "replace").strip())
         if qmp.closed or qmp.poll_closed() or not alive(a.parent):
             return 0
         time.sleep(0.2)

@@ -2,15 +2,22 @@
 # Hibernation and /proc/kcore with the cache in use.  Three boots of the
 # same initramfs guest with two disks, /dev/vda (512 MiB, for the image)
 # and /dev/vdb (8 MiB, too small for any image); devtools/check.sh
-# (sec_hibernate) runs them and checks the lines printed here.
+# (sec_hibernate) runs them.  Each step below prints one UC-HIB line of
+# evidence and one KTAP result (jobs/lib.sh): boot 1 its four (the
+# kernel powers off without a KTAP total), the resumed shell a KTAP
+# document of its own in boot 2's console (one result), boot 3 another
+# (one result).
 #
 # Boot 1 (no uc.hibernate=): what lives in the cache is set up: a test
 # module (uc_testmod_a), 100 kprobes and 16 ftrace_ops with trampolines
 # held by uc_kprobes hold=1, and 600 BPF programs held by bpf_load -H.
-# Then, each printing one UC-HIB line:
+# Then:
 #   before     every user works, and the bytes of the module's function and
 #              of a JIT image read through /proc/kcore are those the kernel
 #              reads through their own mappings;
+#   text       kprobe instruction pages and ftrace trampolines come from
+#              the cache's ROX caches and module-area text is mapped by 2M
+#              entries;
 #   refused    with a secretmem mapping in use, hibernation is refused
 #              (EPERM) and everything still works; the mapping is intact;
 #   nospace    with only the small swap, the image is made (the cache's
@@ -113,7 +120,9 @@ if [ "$phase" = resume ]; then
 fi
 
 if [ "$phase" = abort ]; then
-	insmod "$mods/uc_testmod_a.ko" || exit 1
+	ktap_print_header
+	ktap_set_plan 1
+	insmod "$mods/uc_testmod_a.ko" || ktap_exit_fail_msg "cannot load uc_testmod_a"
 	held=$(uc_stat 'blocks held')
 	echo "UC-HIB phase=abort image=$image held=$held"
 	cat /sys/block/vda/dev > /sys/power/resume
@@ -126,19 +135,21 @@ if [ "$phase" = abort ]; then
 	[ "$failed" -ge 1 ] && [ "$held" -gt 0 ] && [ $b -eq 0 ] || ok=0
 	uc_verify aborted || ok=0
 	echo "UC-HIB step=aborted load_failed=$failed held_before=$held module=$m bpf_rc=$b $(uc_snapshot | tr '\n' ' ')ok=$ok"
-	[ $ok -eq 1 ]
-	exit
+	uc_ktap $ok "a resume that fails to load its image: $failed image load failure, and the booting kernel's cache, holding $held blocks, the module and BPF still work, verify clean"
+	ktap_finished
 fi
 
 # Boot 1.
+ktap_print_header
+ktap_set_plan 4
 echo 0 > /sys/power/image_size
 echo shutdown > /sys/power/disk
-insmod "$mods/uc_testmod_a.ko" || exit 1
-insmod "$mods/uc_kprobes.ko" hold=1 nr_kprobes=100 || exit 1
+insmod "$mods/uc_testmod_a.ko" || ktap_exit_fail_msg "cannot load uc_testmod_a"
+insmod "$mods/uc_kprobes.ko" hold=1 nr_kprobes=100 || ktap_exit_fail_msg "cannot load uc_kprobes"
 "$UC_BIN/bpf_load" -n 600 -H /run/tmp/bpf.ready > /run/tmp/bpf.out 2>&1 &
 bpf=$!
 wait_ready /run/tmp/bpf.ready $bpf 300 ||
-	{ cat /run/tmp/bpf.out; echo "hibernate: bpf_load not ready"; exit 1; }
+	{ cat /run/tmp/bpf.out; ktap_exit_fail_msg "bpf_load not ready"; }
 
 # Where the text lives: pages of the kprobes and ftrace caches (ROX
 # arena), and the executable mappings of the module area by level
@@ -154,9 +165,12 @@ exec_kb() {
 			s += u == "G" ? n * 1048576 : u == "M" ? n * 1024 : n
 		} END { print s + 0 }' /sys/kernel/debug/page_tables/kernel
 }
-echo "UC-HIB text kprobes_pages=$(cache_pages execmem_kprobes) ftrace_pages=$(cache_pages execmem_ftrace)" \
-     "bpf_pages=$(cache_pages execmem_bpf) module_area_exec_kb_2m=$(exec_kb pmd)" \
+kp=$(cache_pages execmem_kprobes) fp=$(cache_pages execmem_ftrace) x2m=$(exec_kb pmd)
+echo "UC-HIB text kprobes_pages=$kp ftrace_pages=$fp" \
+     "bpf_pages=$(cache_pages execmem_bpf) module_area_exec_kb_2m=$x2m" \
      "module_area_exec_kb_4k=$(exec_kb pte)"
+text_ok=0
+[ "$kp" -gt 0 ] && [ "$fp" -gt 0 ] && [ "$x2m" -gt 0 ] && text_ok=1
 
 before=$(uc_snapshot | tr '\n' ' ')
 l2=$(vmstat direct_map_level2_splits)
@@ -165,7 +179,8 @@ ok=1
 works before || ok=0
 kcore_check || ok=0
 echo "UC-HIB step=before kcore_matches=$kcore jit_in_cache=$jit_in_cache $before ok=$ok"
-[ $ok -eq 1 ] || rc=1
+uc_ktap $ok "module, kprobes, ftrace_ops and BPF in the cache work; /proc/kcore shows the module's text and two JIT images, $jit_in_cache of them in the ROX arena, as their own mappings do: $kcore of 3 match"
+uc_ktap $text_ok "kprobe instruction pages ($kp) and ftrace trampolines ($fp) come from ROX caches, and $x2m kB of module-area text is mapped by 2M entries"
 
 # Secret memory in use: refused, as stock does for secretmem.
 "$UC_BIN/secretmem_fault" --hold /run/tmp/secret.ready 64 > /run/tmp/secret.out 2>&1 &
@@ -181,7 +196,7 @@ src=$?
 [ $hrc -ne 0 ] && [ $src -eq 0 ] || ok=0
 case "$hib_err" in *"not permitted"*) ;; *) ok=0 ;; esac
 echo "UC-HIB step=refused status=$hrc error='$hib_err' secret_rc=$src secret='$(tr -d '\n' < /run/tmp/secret.out)' ok=$ok"
-[ $ok -eq 1 ] || rc=1
+uc_ktap $ok "hibernation is refused while a secretmem file is open, as stock refuses it, and everything goes on: $(printf "%s" "$hib_err" | tr "\n#" "  ")"
 
 # The image is made, then does not fit: hibernation fails after the copy.
 copied=$(uc_stat 'pages copied for hibernation')
@@ -200,14 +215,19 @@ nl2=$(vmstat direct_map_level2_splits)
 # though the cache may still hold the secret pages it freed.
 case "$hib_err" in *"No space"*) ;; *) ok=0 ;; esac
 echo "UC-HIB step=nospace status=$hrc error='$hib_err' copied=+$((copied2 - copied)) left_out=+$((left2 - left)) l2=$l2:$nl2 ok=$ok"
-[ $ok -eq 1 ] || rc=1
+uc_ktap $ok "once the secretmem file is closed hibernation is not refused; an image that cannot be written: $((copied2 - copied)) cache pages copied, $((left2 - left)) left out, level-2 splits $l2 then $nl2, and everything goes on: $(printf "%s" "$hib_err" | tr "\n#" "  ")"
+[ $((KTAP_CNT_PASS)) = 4 ] || rc=1
 
 # Hibernate for real.  The next line is boot 1's last (it is printed as a
 # result so that this boot's log is complete); after the resume, this
-# shell goes on in boot 2.
+# shell goes on in boot 2, with a KTAP document of its own.
 echo "UC-RESULT rc=$rc (hibernating; the job goes on after the resume)"
 hibernate_to $image
 hrc=$?
+rc=0
+KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
+ktap_print_header
+ktap_set_plan 1
 ok=1
 [ $hrc -eq 0 ] || ok=0
 works resumed || ok=0
@@ -222,6 +242,8 @@ nl2=$(vmstat direct_map_level2_splits)
 ndm4k=$(meminfo DirectMap4k)
 [ "$nl2" -eq "$l2" ] && [ "$ndm4k" -eq "$dm4k" ] || ok=0
 echo "UC-HIB step=resumed status=$hrc error='$hib_err' kcore_matches=$kcore jit_in_cache=$jit_in_cache bpf_rc=$brc ${held:-no UC-BPF-HOLD line} l2=$l2:$nl2 dm4k=$dm4k:$ndm4k $after ok=$ok"
+case "$held" in *"progs=600 runs=600 bad=0"*) ;; *) ok=0 ;; esac
+uc_ktap $ok "after resume, module, kprobes, ftrace_ops and BPF test runs work, kcore matches ($kcore of 3), verify clean, level-2 splits $l2 then $nl2 and DirectMap4k $dm4k then $ndm4k kB unchanged"
 [ $ok -eq 1 ] || rc=1
 rmmod uc_kprobes || bad "cannot unload uc_kprobes"
 rmmod uc_testmod_a || bad "cannot unload uc_testmod_a"

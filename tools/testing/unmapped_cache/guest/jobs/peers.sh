@@ -23,8 +23,11 @@
 #   UC-PEER suite=NAME pass=N fail=N skip=N
 # and one line per case that did not pass:
 #   UC-PEER-CASE suite=NAME result=R name=TEXT
-# The job fails only if a suite could not run at all: which failures
-# matter is the host's decision (on must not fail a case that off passes).
+# Then a KTAP result per suite (jobs/lib.sh).  The two boots share a
+# directory (qemu-run.sh --share): with the cache off, a suite must pass
+# some case (the comparison's positive control), and its counts and the
+# cases it failed go there; with the cache on, it must pass some case and
+# fail none that passed off.
 . "$UC_DIR/jobs/lib.sh"
 
 peers=$(uc_arg uc.peers "")
@@ -42,7 +45,11 @@ tally() {
 		{ printf "UC-PEER-CASE suite=%s result=%s name=%s\n", suite, $1, $2 }
 		$1 == "SKIP" || $1 == "UNSUPPORTED" || $1 == "UNTESTED" { s++; next }
 		{ f++ }
-		END { printf "UC-PEER suite=%s pass=%d fail=%d skip=%d\n", suite, p, f, s }' "$2"
+		END { printf "UC-PEER suite=%s pass=%d fail=%d skip=%d\n", suite, p, f, s }' "$2" |
+		tee /run/tmp/peer-$1.cases | grep '^UC-PEER suite' | sed 's/^UC-PEER suite=[^ ]* //' > /run/tmp/peer-$1.line
+	cat /run/tmp/peer-$1.cases
+	grep '^UC-PEER-CASE ' /run/tmp/peer-$1.cases | grep -v ' result=\(SKIP\|UNSUPPORTED\|UNTESTED\) ' |
+		sed 's/.* name=//' | sort -u > /run/tmp/peer-$1.fails
 }
 
 # ktap_results: "RESULT<TAB>NAME" lines of KTAP's "ok N name",
@@ -195,4 +202,26 @@ done
 echo "$modprobe0" > /proc/sys/kernel/modprobe
 grep -q '^PASS' /run/tmp/kmod.res || rc=1
 tally kmod /run/tmp/kmod.res
-exit $rc
+
+[ -n "$UC_SHARE" ] || { echo "peers: no shared directory (qemu-run.sh --share)"; exit 1; }
+if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
+ktap_print_header
+ktap_set_plan 5
+for suite in memfd_secret ftracetest livepatch test_verifier kmod; do
+	now=$(cat /run/tmp/peer-$suite.line)
+	ok=0
+	if [ $cache = off ]; then
+		cp /run/tmp/peer-$suite.line /run/tmp/peer-$suite.fails "$UC_SHARE/"
+		case "$now" in pass=[1-9]*) ok=1 ;; esac
+		uc_ktap $ok "$suite ran with the cache off: $now"
+		continue
+	fi
+	off=$(cat "$UC_SHARE/peer-$suite.line" 2>/dev/null)
+	new=$(comm -13 "$UC_SHARE/peer-$suite.fails" /run/tmp/peer-$suite.fails 2>/dev/null |
+		paste -sd ';' | tr -d '#*?[]')
+	case "$off:$now" in pass=[1-9]*:pass=[1-9]*)
+		[ -z "$new" ] && [ -r "$UC_SHARE/peer-$suite.fails" ] && ok=1 ;;
+	esac
+	uc_ktap $ok "$suite, off | on: ${off:-no result} | $now; failed on only: ${new:-none}"
+done
+ktap_finished
