@@ -199,21 +199,6 @@ count_lane() {
 	bpassed=$((bpassed + $(grep -c '^BUILD PASS ' "$out")))
 	bfailed=$((bfailed + $(grep -c '^BUILD FAIL ' "$out")))
 }
-# How old the README's and the rst's figures are: the commit make run's
-# report names, and how many commits since then changed kernel code (the
-# patches, the kernel files of the repository, the test modules).  Not a
-# test: a stale table is only made visible.
-figures_age() {
-	local c n
-	c=$(sed -n 's/.*`make run` of [0-9-]*, commit \([0-9a-f]*\):.*/\1/p' \
-		"$UC_ROOT/reports/make-run.md" 2>/dev/null | head -1)
-	if [ -z "$c" ] || ! n=$(git -C "$UC_ROOT" rev-list --count "$c..HEAD" -- \
-			patches mm include arch lib kernel tools/testing/unmapped_cache/modules 2>/dev/null); then
-		echo "figures: reports/make-run.md names no commit of this history"
-		return 0
-	fi
-	echo "figures: reports/make-run.md is of commit $c; $n commits since changed kernel code"
-}
 finish() {
 	# The host checks' lane, if the run stopped before it was counted.
 	if [ -n "$host_lane" ]; then
@@ -231,7 +216,8 @@ finish() {
 		$1 ~ /cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 }
 		END { printf "ccache (%s): %d hits, %d misses in this run\n", ENVIRON["CCACHE_DIR"], h - h0, m - m0 }'
 	echo "wall time: $(( $(date +%s) - t0 ))s"
-	figures_age
+	# Not a check: how old the figures are, in commits that could change them.
+	python3 "$UC_ROOT/devtools/readme-figures.py" --age
 	[ -z "$UC_CHECK_ONLY" ] || echo "partial run: only UC_CHECK_ONLY=$UC_CHECK_ONLY"
 	echo "seed: UC_SEED=$UC_SEED"
 	echo "build and lint: $bpassed passed, $bfailed failed"
@@ -300,8 +286,6 @@ host_checks() {
 			patch -d "$1" -p1 -s --dry-run < "$m" > /dev/null ||
 				{ echo "${m##*/} does not apply"; bad=1; }
 		done; exit ${bad:-0}' sh "$UC_ROOT"
-	# Not a check: how old the figures are, in commits that could change them.
-	echo "    $(python3 "$UC_ROOT/devtools/readme-figures.py" --age)"
 	phase_time "host checks (beside the main kernel's build)" "$start"
 }
 host_lane=
