@@ -663,7 +663,8 @@ variant_sections="debug rt distro"
 # A main-kernel section kept for the end of a cold run: the last variant
 # kernel's boot (the RT one, on multi-threaded TCG, mostly one busy
 # vCPU) leaves a core idle for two to three minutes; run earlier, this
-# section's CPU would only delay the variant builds.
+# section's CPU would only delay the variant builds.  Once the variant
+# kernels are built (early in a warm run) it is a section like the others.
 tail_sections="bpftools"
 printed_order="kunit blocks pressure secrecy memcg refill modload hwpoison hotplug kaslr numa hibernate bpftools callers soak debug rt distro peers"
 queue=$UC_CACHE/logs/sections.todo
@@ -675,14 +676,15 @@ rm -f "$UC_CACHE"/logs/section-*.out
 # next_section: print the next section to run and take it off the queue;
 # false when the queue is empty.
 next_section() {
-	local fd sec pick=
+	local fd sec pick= defer=$tail_sections
 	exec {fd}>> "$queue.lock"
 	flock "$fd"
+	variants_built && defer=
 	for sec in $variant_sections; do
 		grep -qx "$sec" "$queue" && [ -f "$UC_CACHE/logs/$sec-build.rc" ] &&
 			{ pick=$sec; break; }
 	done
-	[ -n "$pick" ] || pick=$(grep -vxF -f <(printf '%s\n' $variant_sections $tail_sections) "$queue" | head -n 1)
+	[ -n "$pick" ] || pick=$(grep -vxF -f <(printf '%s\n' $variant_sections $defer) "$queue" | head -n 1)
 	[ -n "$pick" ] || pick=$(grep -vxF -f <(printf '%s\n' $tail_sections) "$queue" | head -n 1)
 	[ -n "$pick" ] || pick=$(head -n 1 "$queue")
 	[ -z "$pick" ] || grep -vx "$pick" "$queue" > "$queue.new"
