@@ -75,7 +75,7 @@ while [ $i -lt "$cycles" ] && [ $rc -eq 0 ]; do
 	ns="$ns${ns:+,}$((t1 - t0))"
 	i=$((i + 1))
 done
-dmesg | grep 'uc_relocs: ' | tail -n 1 | sed 's/^/# /'
+dmesg | grep 'uc_relocs: ' | tail -n 1 | sed 's/^\[[^]]*\] */# /'
 median=$(echo "$ns" | tr ',' '\n' | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", v[int((NR + 1) / 2)] + 0 }')
 # ftrace's patching of a module's call sites to NOPs when it loads, for
 # uc_testmod_b (about 64 KiB of generated functions; uc_relocs has no call
