@@ -126,6 +126,7 @@ fi
 qmpdir=
 if [ "$vmem" -gt 0 ]; then
 	[ "$numa" -le 1 ] || uc_die "--vmem with --numa is not supported"
+	[ -n "$share" ] || uc_die "--vmem needs --share (the guest asks for the resize there)"
 	# The device's memory lies in QEMU's device memory region, above
 	# the guest's RAM (from 4 GiB with 2 GiB of RAM): -m's maxmem must
 	# leave room for it.  A unix socket path has at most 107 bytes: the
@@ -173,7 +174,6 @@ cmdline="$cmdline$append"
 { echo "# $(date -u +%FT%TZ) job=$job"; echo "# cmdline: $cmdline"; } > "$log"
 helper=
 if [ -n "$qmpdir" ]; then
-	[ -n "$share" ] || uc_die "--vmem needs --share"
 	rm -f "$share/vmem" "$share/vmem-ask"
 	python3 "$UC_ROOT/devtools/vmem-qmp.py" --qmp "$qmpdir/qmp" --ask "$share/vmem-ask" \
 		--out "$share/vmem" --parent $$ --device vm0 </dev/null >>"$share/vmem" 2>&1 &
