@@ -77,7 +77,7 @@ wait_s=$(uc_arg uc.vmem_wait 180)
 mem=/sys/devices/system/memory
 out=/run/tmp/hotplug
 mkdir -p $out
-if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 # What went wrong in setting up the device and in the workloads: each
 # fails its result.
 dev_why="" work_why=""

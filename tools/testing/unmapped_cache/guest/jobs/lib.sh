@@ -34,6 +34,12 @@ uc_seed() {
 	sed -n 's/.*uc\.seed=\([0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 1
 }
 
+# uc_cache_mode: "on" if the cache runs (its debugfs statistics are
+# there), "off" if the kernel was booted with unmapped_cache=off.
+uc_cache_mode() {
+	if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then echo on; else echo off; fi
+}
+
 # uc_arg NAME DEFAULT: the value of NAME=VALUE on the kernel command line
 # (make check passes smaller workload sizes that way), else DEFAULT.
 uc_arg() {

@@ -19,7 +19,7 @@
 . "$UC_DIR/jobs/lib.sh"
 
 cg=/sys/fs/cgroup
-if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 booted=on
 grep -q 'unmapped_cache=off' /proc/cmdline && booted=off
 

@@ -34,7 +34,7 @@
 mods=${UC_BIN%/bin}/modules
 tr=/sys/kernel/tracing
 dbg=/sys/kernel/debug/unmapped_cache
-if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 cycles=$(uc_arg cycles 5)
 rc=0
 

@@ -51,10 +51,11 @@ tally() {
 		$1 == "SKIP" || $1 == "UNSUPPORTED" || $1 == "UNTESTED" { s++; next }
 		{ f++ }
 		END { printf "UC-PEER suite=%s pass=%d fail=%d skip=%d\n", suite, p, f, s }' "$2" |
-		tee /run/tmp/peer-$1.cases | grep '^UC-PEER suite' | sed 's/^UC-PEER suite=[^ ]* //' > /run/tmp/peer-$1.line
-	cat /run/tmp/peer-$1.cases
-	grep '^UC-PEER-CASE ' /run/tmp/peer-$1.cases | grep -v ' result=\(SKIP\|UNSUPPORTED\|UNTESTED\) ' |
-		sed 's/.* name=//' | sort -u > /run/tmp/peer-$1.fails
+		tee /run/tmp/peer-$1.cases
+	# For the comparison of the boots: the counts, and the cases failed.
+	sed -n 's/^UC-PEER suite=[^ ]* //p' /run/tmp/peer-$1.cases > /run/tmp/peer-$1.line
+	sed -n '/ result=\(SKIP\|UNSUPPORTED\|UNTESTED\) /!s/^UC-PEER-CASE .* name=//p' \
+		/run/tmp/peer-$1.cases | sort -u > /run/tmp/peer-$1.fails
 }
 
 # ktap_results: "RESULT<TAB>NAME" lines of KTAP's "ok N name",
@@ -206,7 +207,7 @@ done
 echo "$modprobe0" > /proc/sys/kernel/modprobe
 tally kmod /run/tmp/kmod.res
 
-if [ -r /sys/kernel/debug/unmapped_cache/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 for suite in memfd_secret ftracetest livepatch test_verifier kmod; do
 	now=$(cat /run/tmp/peer-$suite.line)
 	ok=0

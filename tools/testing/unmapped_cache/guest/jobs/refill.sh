@@ -36,7 +36,7 @@
 mods=${UC_BIN%/bin}/modules
 dbg=/sys/kernel/debug/unmapped_cache
 tr=/sys/kernel/tracing
-if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 rc=0
 ktap_print_header
 if [ $cache = on ]; then ktap_set_plan 2; else ktap_set_plan 1; fi

@@ -40,7 +40,7 @@ reap=/sys/module/unmapped_cache/parameters/reap_interval_ms
 cpu1=/sys/devices/system/cpu/cpu1/online
 pages=${UC_SECRECY_PAGES:-1024}
 procs=4
-if [ -r $dbg/blocks ]; then cache=on; else cache=off; fi
+cache=$(uc_cache_mode)
 if [ $cache = on ]; then ktap_set_plan 9; else ktap_set_plan 7; fi
 ktap_print_msg "cache=$cache procs=$procs pages_per_proc=$pages cpus=$(grep -c ^processor /proc/cpuinfo)"
 
