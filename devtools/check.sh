@@ -471,8 +471,8 @@ sec_peers() {
 	# helper, BPF's test_verifier (from a copy of the parts of the tree
 	# its Makefile reads: it writes generated headers into its source
 	# directory); their test modules come from build-modules.sh.  Not
-	# part of make check (two boots of about half an hour each under
-	# TCG): make peer-check.
+	# part of make check (two boots of 13 to 30 min each under TCG,
+	# depending on the machine): make peer-check.
 	local peers=$UC_GUEST/peers mode m
 	mkdir -p "$peers/livepatch/test_modules"
 	rsync -a --delete "$UC_SRC/tools/testing/selftests/ftrace/" "$peers/ftrace/"
