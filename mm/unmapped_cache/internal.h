@@ -362,6 +362,8 @@ enum uc_depot_stat {
  * @empty:     empty magazines.
  * @partial:   partly used magazines flushed from CPUs (drain, CPU
  *             offline); never handed out again; a drain empties them.
+ * @partial_rounds: rounds of the magazines on @partial (read without
+ *             the lock by the shrinker's count).
  * @nr_full:   length of @full (read without the lock as a hint).
  * @nr_empty:  length of @empty (likewise).
  * @min_full:  fewest full magazines since the last reap: the working set
@@ -374,6 +376,7 @@ struct uc_depot {
 	struct list_head full;
 	struct list_head empty;
 	struct list_head partial;
+	unsigned long partial_rounds;
 	unsigned long nr_full;
 	unsigned long nr_empty;
 	unsigned long min_full;
@@ -516,6 +519,7 @@ unsigned long uc_mag_drain_node(int nid);
 unsigned long uc_mag_reap(int nid);
 unsigned long uc_depot_rounds(struct uc_arena *arena);
 unsigned long uc_mag_rounds(struct uc_arena *arena);
+unsigned long uc_mag_drainable_rounds(struct uc_arena *arena);
 unsigned long uc_mag_flushes_sent(void);
 unsigned long uc_mag_stat(struct uc_arena *arena, enum uc_mag_stat item);
 unsigned long uc_shrink_all(int nid, unsigned long keep, unsigned long max,

@@ -154,6 +154,8 @@ static void uc_depot_put_locked(struct uc_depot *depot, struct uc_magazine *mag)
 	lockdep_assert_held(&depot->lock);
 	if (mag->rounds && mag->rounds != UC_MAG_ROUNDS) {
 		list_add(&mag->list, &depot->partial);
+		WRITE_ONCE(depot->partial_rounds,
+			   depot->partial_rounds + mag->rounds);
 		return;
 	}
 	if (mag->rounds) {
@@ -342,8 +344,10 @@ static unsigned long uc_depot_reap(struct uc_arena *arena, bool all)
 			break;
 		list_add(&mag->list, &reaped);
 	}
-	if (all)
+	if (all) {
 		list_splice_init(&depot->partial, &reaped);
+		WRITE_ONCE(depot->partial_rounds, 0);
+	}
 	depot->min_full = depot->nr_full;
 	depot->min_empty = depot->nr_empty;
 	list_for_each_entry(mag, &reaped, list)
@@ -605,10 +609,11 @@ unsigned long uc_mag_reap(int nid)
 	return pages;
 }
 
-/* Rounds the depot of @arena holds (cheap; no lock). */
+/* Rounds the depot of @arena holds, full and partial (cheap; no lock). */
 unsigned long uc_depot_rounds(struct uc_arena *arena)
 {
-	return READ_ONCE(arena->depot.nr_full) * UC_MAG_ROUNDS;
+	return READ_ONCE(arena->depot.nr_full) * UC_MAG_ROUNDS +
+	       READ_ONCE(arena->depot.partial_rounds);
 }
 
 /* A CPU went offline: its magazines go to the depot. */
@@ -616,6 +621,29 @@ static int uc_mag_cpu_dead(unsigned int cpu)
 {
 	uc_mag_flush_dead_cpu(cpu);
 	return 0;
+}
+
+/**
+ * uc_mag_drainable_rounds() - Rounds a drain for reclaim would give back.
+ * @arena: the arena.
+ *
+ * The rounds in the magazines of the online CPUs that uc_mag_drain_node()
+ * asks (isolated CPUs keep theirs), for the shrinker's count: without
+ * them, blocks pinned only by a few rounds on CPUs would never be counted,
+ * so reclaim would never scan for them and the scan never drain them.
+ *
+ * Context: Any context; takes no lock (the counts are read racily).
+ * Return: that number of pages.
+ */
+unsigned long uc_mag_drainable_rounds(struct uc_arena *arena)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!cpu_is_isolated(cpu))
+			sum += READ_ONCE(per_cpu_ptr(arena->mags, cpu)->rounds);
+	return max(sum, 0L);
 }
 
 /* Pages in the CPUs' magazines of @arena; racy, for statistics. */

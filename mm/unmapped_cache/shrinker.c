@@ -7,10 +7,13 @@
  * count_objects reports, without locks, the pages a scan can give back:
  * the entirely free blocks of the node's arenas (the range trees count
  * them, uc_range_tree.free_units), less the block each arena keeps, and
- * the rounds of the depots' full magazines, which a scan returns to their
- * arenas (reaping or draining) and which may free their blocks.  Free
- * pages in blocks that hold a live chunk are not counted: a scan cannot
- * return them.  scan_objects first reaps the
+ * the rounds of the magazines, in the depots and on the CPUs a drain asks,
+ * which a scan returns to their arenas (reaping or draining) and which may
+ * free their blocks.  Rounds on CPUs count because a few of them can pin
+ * many blocks: left out, reclaim would see nothing once the free blocks
+ * are gone and never call the scan that drains them.  Free pages in
+ * blocks that hold a live chunk are not counted: a scan cannot return
+ * them.  scan_objects first reaps the
  * node's depots' working-set excess (magazines no CPU needed since the
  * last scan go back to their arenas), then returns entirely free blocks
  * until it has freed at least nr_to_scan pages: a block is
@@ -58,9 +61,9 @@ static struct shrinker *uc_shrinker;
  *
  * Pages a scan of that node can give back: for each of the node's
  * arenas, its entirely free blocks, at most all its blocks but the
- * UC_SHRINK_KEEP it keeps, and the rounds of its depot's full magazines,
- * read without locks.  The rounds in the CPUs' own magazines are left out
- * (a scan drains them only when it must).
+ * UC_SHRINK_KEEP it keeps, the rounds of its depot's magazines and those
+ * of the magazines a drain would take off the CPUs (a scan drains them
+ * only when the free blocks fall short), read without locks.
  *
  * Context: Any context; takes no lock.
  * Return: that number of pages, or SHRINK_EMPTY if it is 0.
@@ -79,6 +82,7 @@ unsigned long uc_shrink_count(struct shrinker *shrinker,
 		spare = spare > UC_SHRINK_KEEP ? spare - UC_SHRINK_KEEP : 0;
 		pages += min(free, spare) * UNMAPPED_CACHE_BLOCK_PAGES;
 		pages += uc_depot_rounds(arena);
+		pages += uc_mag_drainable_rounds(arena);
 	}
 	return pages ? pages : SHRINK_EMPTY;
 }

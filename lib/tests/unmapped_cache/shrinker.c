@@ -50,7 +50,8 @@ static unsigned long uc_test_count(void)
 /*
  * What a scan of node 0 could give back, worked out block by block under
  * the arenas' locks: each arena's wholly free blocks, at most all its
- * blocks but the one it keeps, and the rounds of its depot.
+ * blocks but the one it keeps, and the rounds of its depot and of the
+ * CPUs' magazines (no CPU is isolated in the test kernels).
  */
 static unsigned long uc_test_returnable_pages(void)
 {
@@ -73,7 +74,7 @@ static unsigned long uc_test_returnable_pages(void)
 		spin_unlock_irqrestore(&arena->lock, flags);
 		mutex_unlock(&arena->grow_lock);
 		blocks += min(free, n > UC_SHRINK_KEEP ? n - UC_SHRINK_KEEP : 0);
-		rounds += uc_depot_rounds(arena);
+		rounds += uc_depot_rounds(arena) + uc_mag_rounds(arena);
 	}
 	return blocks * UNMAPPED_CACHE_BLOCK_PAGES + rounds;
 }
@@ -109,7 +110,7 @@ static struct uc_test_pop *uc_test_shrink_pop(struct kunit *test,
 
 /*
  * count reports the pages a scan can give back: the wholly free blocks of
- * the node's arenas but the one each keeps, and the depots' rounds;
+ * the node's arenas but the one each keeps, and the magazines' rounds;
  * SHRINK_EMPTY (never 0) when there are none.  Free pages in a block with
  * a live chunk cannot be given back and do not count.
  */
@@ -158,7 +159,7 @@ static void shrinker_count_reports_returnable_pages(struct kunit *test)
 	/*
 	 * Three magazines' worth of single pages freed on one CPU: the CPU's
 	 * two magazines keep two of them, the rest goes to the depot as full
-	 * magazines, whose rounds count (the CPU's own do not).
+	 * magazines; the rounds of both count.
 	 */
 	migrate_disable();
 	for (n = 0; n < nr_rounds; n++) {
@@ -171,7 +172,82 @@ static void shrinker_count_reports_returnable_pages(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, n, nr_rounds);
 	KUNIT_EXPECT_GE(test, uc_depot_rounds(arena), UC_MAG_ROUNDS);
+	KUNIT_EXPECT_GE(test, uc_mag_rounds(arena), UC_MAG_ROUNDS);
 	KUNIT_EXPECT_EQ(test, uc_test_count(), uc_test_returnable_pages());
+}
+
+/* mm/shrinker.c's SHRINK_BATCH: the most reclaim asks of one scan. */
+#define UC_TEST_SHRINK_BATCH	128UL
+
+/*
+ * Reclaim calls count, then scan while count reports something.  Blocks
+ * that only a CPU's magazine rounds keep from being free must still be
+ * counted, or reclaim stops calling the scan that would drain them.
+ *
+ * new:    [ A | B ][ C | D ][ E | F ][ G | H ]   all live
+ * pin:    [pf | B ][ q | D ]                     A freed, page p and
+ *                                                filler f taken there;
+ *                                                C freed, page q there
+ * free:   f, B, D, E, F, G, H; p and q to this CPU's magazine: two blocks
+ *         free, two kept from being free only by one round each
+ * expect: reclaim, as do_shrink_slab() at priority 0 drives it, leaves
+ *         the arena the one block it keeps.
+ */
+static void shrinker_counts_blocks_pinned_by_cpu_rounds(struct kunit *test)
+{
+	struct uc_arena *arena = uc_arena_get(UNMAPPED_CACHE_RW, NUMA_NO_NODE);
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	const size_t filler = UC_SHRINK_CHUNK - PAGE_SIZE;
+	unsigned long count, rounds, scans = 0, i;
+	struct uc_test_pop *pop;
+	void *p, *q, *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, arena);
+	pop = uc_test_shrink_pop(test, 8);
+	KUNIT_ASSERT_EQ(test, uc_test_nr_blocks(arena), 4);
+
+	migrate_disable();
+	rounds = uc_mag_rounds(arena);
+	uc_test_chunk_free(pop->cache, &pop->chunks[0]);
+	p = unmapped_cache_alloc(pop->cache, PAGE_SIZE, GFP_KERNEL);
+	f = unmapped_cache_alloc(pop->cache, filler, GFP_KERNEL);
+	uc_test_chunk_free(pop->cache, &pop->chunks[2]);
+	q = unmapped_cache_alloc(pop->cache, PAGE_SIZE, GFP_KERNEL);
+	if (f)
+		unmapped_cache_free(pop->cache, f, filler);
+	if (p)
+		unmapped_cache_free(pop->cache, p, PAGE_SIZE);
+	if (q)
+		unmapped_cache_free(pop->cache, q, PAGE_SIZE);
+	rounds = uc_mag_rounds(arena) - rounds;
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	/* The controls: both pages went to a magazine, from two blocks. */
+	KUNIT_ASSERT_EQ(test, rounds, 2);
+	KUNIT_ASSERT_NE(test, ALIGN_DOWN((unsigned long)p, UNMAPPED_CACHE_BLOCK_SIZE),
+			ALIGN_DOWN((unsigned long)q, UNMAPPED_CACHE_BLOCK_SIZE));
+	KUNIT_EXPECT_EQ(test, uc_test_nr_blocks(arena), 4);
+	for (i = 1; i < pop->nr; i++)
+		if (i != 2)
+			uc_test_chunk_free(pop->cache, &pop->chunks[i]);
+
+	/* At most one scan per block and one more, as a bound. */
+	while (scans++ < 8) {
+		count = uc_shrink_count(NULL, &sc);
+		if (count == SHRINK_EMPTY)
+			break;
+		sc.nr_to_scan = min(count, UC_TEST_SHRINK_BATCH);
+		sc.nr_scanned = sc.nr_to_scan;
+		if (uc_shrink_scan(NULL, &sc) == SHRINK_STOP)
+			break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, uc_test_nr_blocks(arena), UC_SHRINK_KEEP,
+			    "blocks left when reclaim stopped, after %lu scans",
+			    scans);
+	KUNIT_EXPECT_EQ(test, uc_mag_rounds(arena), 0);
+	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 }
 
 /*
@@ -402,6 +478,7 @@ static void shrinker_count_and_scan_are_per_node(struct kunit *test)
 static struct kunit_case uc_shrinker_test_cases[] = {
 	KUNIT_CASE(shrinker_count_reports_returnable_pages),
 	KUNIT_CASE(shrinker_scan_drains_each_cpu_once),
+	KUNIT_CASE(shrinker_counts_blocks_pinned_by_cpu_rounds),
 	KUNIT_CASE(shrinker_scan_frees_what_is_asked),
 	KUNIT_CASE(shrinker_scan_skips_arena_being_refilled),
 	KUNIT_CASE(shrinker_keeps_blocks_with_live_chunks),
