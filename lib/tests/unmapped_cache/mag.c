@@ -648,7 +648,10 @@ static void mag_stress_with_drain_shrink_reap_hotplug(struct kunit *test)
 	uc_stress_finish(test, st, n, &before);
 }
 
-/* A CPU going offline gives its magazines to the depot. */
+/*
+ * A CPU going offline gives its magazines to the depot, where the rounds
+ * of a partly used one still count for the shrinker (uc_depot_rounds()).
+ */
 static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 {
 	struct unmapped_cache *cache = uc_test_cache(test, UNMAPPED_CACHE_RW);
@@ -658,6 +661,7 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 	struct uc_mag_cpu *mc, *smc;
 	int cpu = cpumask_last(cpu_online_mask);
 	void *p[UC_MAG_ROUNDS * 2];
+	unsigned long depot_rounds, cpu_rounds;
 	struct page *page[8];
 	int i, err;
 
@@ -665,6 +669,10 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, none);
 	if (cpu == 0 || !IS_ENABLED(CONFIG_HOTPLUG_CPU))
 		kunit_skip(test, "needs a second CPU that can go offline");
+	/* A reap would empty the depot's partly used magazines. */
+	uc_reap_hold();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, uc_test_unhold_action,
+							NULL), 0);
 
 	/* Fill that CPU's magazines: allocate and free from it. */
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
@@ -672,7 +680,8 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 		p[i] = unmapped_cache_alloc(cache, PAGE_SIZE, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		unmapped_cache_free(cache, p[i], PAGE_SIZE);
-	/* And NONE pages in its magazines. */
+	/* And NONE pages in its magazines: one magazine, partly used. */
+	uc_mag_drain_arena(secrets);
 	for (i = 0; i < ARRAY_SIZE(page); i++)
 		page[i] = unmapped_cache_alloc_page(none, GFP_KERNEL);
 	for (i = 0; i < ARRAY_SIZE(page); i++)
@@ -681,7 +690,9 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 	mc = per_cpu_ptr(arena->mags, cpu);
 	smc = per_cpu_ptr(secrets->mags, cpu);
 	KUNIT_EXPECT_NOT_NULL(test, mc->loaded);
-	KUNIT_EXPECT_GT(test, READ_ONCE(smc->rounds), 0);
+	cpu_rounds = READ_ONCE(smc->rounds);
+	KUNIT_EXPECT_EQ(test, cpu_rounds, ARRAY_SIZE(page));
+	depot_rounds = uc_depot_rounds(secrets);
 
 	err = remove_cpu(cpu);
 	if (err)
@@ -690,6 +701,8 @@ static void mag_cpu_offline_gives_magazines_back(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mc->previous);
 	KUNIT_EXPECT_NULL(test, smc->loaded);
 	KUNIT_EXPECT_NULL(test, smc->previous);
+	/* The NONE pages' magazine, partly used, is counted in the depot. */
+	KUNIT_EXPECT_EQ(test, uc_depot_rounds(secrets), depot_rounds + cpu_rounds);
 	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(arena), 0);
 	KUNIT_EXPECT_EQ(test, uc_arena_check(secrets), 0);
