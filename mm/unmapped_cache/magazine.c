@@ -494,6 +494,16 @@ static bool uc_mag_cpu_has_mags(struct uc_arena *arena, int nid, int cpu)
 }
 
 /*
+ * Whether a flush may ask @cpu: online, and with @housekeeping (reclaim's
+ * drains) not isolated.  The shrinker's count of what a drain would give
+ * back (uc_mag_drainable_rounds()) asks the same.
+ */
+static bool uc_mag_cpu_flushable(int cpu, bool housekeeping)
+{
+	return cpu_online(cpu) && !(housekeeping && cpu_is_isolated(cpu));
+}
+
+/*
  * Flush the magazines of @arena (or of all arenas of @nid, see
  * uc_mag_cpu_has_mags()) on every online CPU that holds one of them, and
  * wait; with @housekeeping, not on isolated CPUs (cpu_is_isolated()),
@@ -509,8 +519,7 @@ static unsigned int uc_mag_flush_cpus(struct uc_arena *arena, int nid,
 	mutex_lock(&uc_mag_flush_lock);
 	for_each_possible_cpu(cpu) {
 		f = per_cpu_ptr(&uc_mag_flush_work, cpu);
-		f->queued = cpu_online(cpu) &&
-			    !(housekeeping && cpu_is_isolated(cpu)) &&
+		f->queued = uc_mag_cpu_flushable(cpu, housekeeping) &&
 			    uc_mag_cpu_has_mags(arena, nid, cpu);
 		if (!f->queued)
 			continue;
@@ -641,7 +650,7 @@ unsigned long uc_mag_drainable_rounds(struct uc_arena *arena)
 	int cpu;
 
 	for_each_online_cpu(cpu)
-		if (!cpu_is_isolated(cpu))
+		if (uc_mag_cpu_flushable(cpu, true))
 			sum += READ_ONCE(per_cpu_ptr(arena->mags, cpu)->rounds);
 	return max(sum, 0L);
 }
